@@ -1,0 +1,1 @@
+//! Bitboard chess and the host that runs Che++ advice programs.

@@ -1,0 +1,1 @@
+//! The Che Virtual Machine.
