@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Generate the python-chess reference data read by chess-core's notation and rules tests.
+
+Run from this directory:  python3 gen_san.py   (needs `python3 -m pip install chess`)
+
+Writes two files; the Rust tests only read them (CI does not run Python):
+
+san_cases.txt
+    position <FEN>                       a test position
+    status <check> <mate> <stalemate> <insufficient>   python-chess's verdicts (0/1)
+    move <uci> <san>                     every legal move, sorted by UCI, with its SAN
+    parse <text> <uci | !syntax | !illegal | !ambiguous>
+                                         what python-chess's parse_san makes of a text
+
+game_cases.txt
+    game <FEN>                           a seeded random game from this start
+    ply <uci> <san> <flags> <FEN after>  each move; flags are six 0/1 digits: check, checkmate,
+                                         stalemate, insufficient material, threefold
+                                         (is_repetition(3)), fifty moves (is_fifty_moves());
+                                         the FEN uses the X-FEN en-passant rule (square shown only
+                                         when a pawn stands ready to capture), as chess-core does.
+"""
+
+import random
+
+import chess
+
+SEED = 20251121
+HERE_SOURCES = ["perft.epd", "tricky.perft", "cpw_perft_results.txt"]
+
+
+def source_fens():
+    fens = []
+    for line in open("perft.epd"):
+        line = line.strip()
+        if line:
+            fens.append(line.split(";")[0].strip())
+    for line in open("tricky.perft"):
+        if line.startswith("epd "):
+            fens.append(line[4:].strip())
+    for line in open("cpw_perft_results.txt"):
+        if line.startswith("#") or "|" not in line:
+            continue
+        fens.append(line.split("|")[1].strip())
+    # Hand-picked: promotions with check/mate, en-passant mate, disambiguation by rank and by both.
+    fens += [
+        "7k/1P6/8/8/8/8/8/K7 w - - 0 1",
+        "k7/8/8/8/8/8/8/4K1NR w K - 0 1",
+        "1k6/8/8/5pP1/4K3/8/8/8 w - f6 0 2",
+        "8/7k/8/8/Q7/8/8/Q2QK3 w - - 0 1",
+        "4k3/8/2N1N3/1N5N/8/1N5N/2N1N3/4K3 w - - 0 1",
+        "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1",
+        "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+        "8/8/8/8/8/5k2/4q3/6K1 w - - 0 1",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+        "8/8/8/8/8/8/k7/2K4B w - - 0 1",
+        "8/8/4k3/8/8/2B5/4K3/5b2 w - - 0 1",
+        "8/8/4k3/8/8/2B5/4K3/4b3 w - - 0 1",
+        "8/8/4k3/8/8/2N5/4K3/8 w - - 0 1",
+        "8/8/4k3/8/8/2N5/4K3/4q3 w - - 0 1",
+        "8/8/4k3/8/8/2N5/4K3/4r3 w - - 0 1",
+    ]
+    return fens
+
+
+def playout_fens(rng, games=24, every=7):
+    fens = []
+    for _ in range(games):
+        board = chess.Board()
+        for ply in range(rng.randrange(20, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if ply % every == 0:
+                fens.append(board.fen())
+    return fens
+
+
+def parse_result(board, text):
+    try:
+        move = board.parse_san(text)
+    except chess.AmbiguousMoveError:
+        return "!ambiguous"
+    except chess.IllegalMoveError:
+        return "!illegal"
+    except chess.InvalidMoveError:
+        return "!syntax"
+    if not move:
+        return "!syntax"  # python-chess's null move; chess-core has no null-move SAN
+    return move.uci()
+
+
+def variants(board, move, san):
+    """Lenient spellings of a legal move, plus near-misses."""
+    core = san.rstrip("+#")
+    out = {core}
+    piece = board.piece_type_at(move.from_square)
+    frm = chess.square_name(move.from_square)
+    to = chess.square_name(move.to_square)
+    if core.startswith("O-O"):
+        out.add(core.replace("O", "0"))
+        out.add(san + "+" if not san.endswith(("+", "#")) else san)
+        return out
+    letter = "" if piece == chess.PAWN else chess.piece_symbol(piece).upper()
+    capture = "x" if board.is_capture(move) else ""
+    promo = "=" + chess.piece_symbol(move.promotion).upper() if move.promotion else ""
+    out.add(f"{letter}{frm}{capture}{to}{promo}")
+    out.add(f"{letter}{frm}-{to}{promo}")
+    if move.promotion:
+        out.add(core.replace("=", ""))
+        out.add(core[:-1] + core[-1].lower())
+        out.add(core.split("=")[0])  # missing promotion piece
+    if piece != chess.PAWN:
+        out.add(f"{letter}{to}")  # possibly ambiguous
+        out.add(f"{letter}{frm[0]}{to}")
+        out.add(f"{letter}{frm[1]}{to}")
+        out.add(f"{letter.lower()}{to}")
+    else:
+        out.add(to)  # a capture written as a push is illegal
+    return out
+
+
+def write_san_cases(rng):
+    fens = source_fens() + playout_fens(rng)
+    junk = ["", "e", "Nf", "Qz9", "e9", "Kx", "O-O-O-O", "Pe4", "e4=P", "xe4", "N1g1f3", "e2e4e5"]
+    with open("san_cases.txt", "w") as out:
+        out.write("# generated by gen_san.py with python-chess %s; do not edit\n" % chess.__version__)
+        for fen in fens:
+            board = chess.Board(fen)
+            out.write(f"position {board.fen(en_passant='xfen')}\n")
+            flags = [board.is_check(), board.is_checkmate(), board.is_stalemate(),
+                     board.is_insufficient_material()]
+            out.write("status " + " ".join(str(int(f)) for f in flags) + "\n")
+            texts = set(junk)
+            for move in sorted(board.legal_moves, key=lambda m: m.uci()):
+                san = board.san(move)
+                out.write(f"move {move.uci()} {san}\n")
+                texts |= variants(board, move, san)
+            for text in sorted(t for t in texts if t and " " not in t):
+                out.write(f"parse {text} {parse_result(board, text)}\n")
+
+
+def write_game_cases(rng, games=40):
+    with open("game_cases.txt", "w") as out:
+        out.write("# generated by gen_san.py with python-chess %s; do not edit\n" % chess.__version__)
+        starts = [chess.STARTING_FEN,
+                  "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                  "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                  "4k3/8/8/8/8/8/8/4K2R w K - 0 1"]
+        for g in range(games):
+            board = chess.Board(starts[g % len(starts)])
+            out.write(f"game {board.fen(en_passant='xfen')}\n")
+            shuffle = g % 5 == 4  # some games favour quiet king/knight moves, to repeat positions
+            for _ in range(400):
+                moves = sorted(board.legal_moves, key=lambda m: m.uci())
+                if not moves or board.is_fifty_moves():
+                    break
+                if shuffle:
+                    quiet = [m for m in moves if board.piece_type_at(m.from_square) in
+                             (chess.KING, chess.KNIGHT) and not board.is_capture(m)]
+                    moves = quiet or moves
+                move = rng.choice(moves)
+                san = board.san(move)
+                board.push(move)
+                flags = [board.is_check(), board.is_checkmate(), board.is_stalemate(),
+                         board.is_insufficient_material(), board.is_repetition(3),
+                         board.is_fifty_moves()]
+                digits = "".join(str(int(f)) for f in flags)
+                out.write(f"ply {move.uci()} {san} {digits} {board.fen(en_passant='xfen')}\n")
+
+
+def main():
+    rng = random.Random(SEED)
+    write_san_cases(rng)
+    write_game_cases(rng)
+
+
+if __name__ == "__main__":
+    main()
