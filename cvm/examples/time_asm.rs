@@ -8,7 +8,10 @@ fn main() {
     let module = cvm::asm::assemble(&text).expect("valid assembly");
     let program = cvm::Program::new(module).expect("verified");
     let mut vm = cvm::Interpreter::new(&program);
-    let reps: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let reps: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
     for _ in 0..reps {
         let t = Instant::now();
         let r = vm

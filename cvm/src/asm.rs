@@ -25,13 +25,13 @@
 //! .end
 //! ```
 //!
-//! Operands are written symbolically: frame slots by name (or number),
-//! globals, lists, texts, functions and intrinsics by name, jump targets by
-//! label. The disassembler names each jump target `L<offset>` after its code
+//! Operands are written symbolically: frame slots, globals, lists, texts,
+//! functions and intrinsics by name (a plain number is accepted for each and
+//! means that index), jump targets by label. The disassembler names each jump target `L<offset>` after its code
 //! offset.
 
 use crate::intrinsics::INTRINSICS;
-use crate::isa::{instructions, Instr, OperandKind, Opcode};
+use crate::isa::{instructions, Instr, Opcode, OperandKind};
 use crate::module::{Function, Global, LineEntry, ListDef, Module, TextDef};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -94,7 +94,8 @@ pub fn disassemble(module: &Module) -> String {
             let _ = writeln!(out, ".entry {}", f.name);
         }
     }
-    let lines: HashMap<u32, &LineEntry> = module.lines.entries.iter().map(|e| (e.offset, e)).collect();
+    let lines: HashMap<u32, &LineEntry> =
+        module.lines.entries.iter().map(|e| (e.offset, e)).collect();
     for f in &module.functions {
         out.push('\n');
         let _ = writeln!(
@@ -110,9 +111,10 @@ pub fn disassemble(module: &Module) -> String {
         if !f.slot_names.is_empty() {
             let _ = writeln!(out, ".slots {}", f.slot_names.join(" "));
         }
-        let decoded: Vec<(usize, Instr)> = instructions(&module.code, f.start as usize, f.end() as usize)
-            .map_while(|(at, r)| r.ok().map(|i| (at, i)))
-            .collect();
+        let decoded: Vec<(usize, Instr)> =
+            instructions(&module.code, f.start as usize, f.end() as usize)
+                .map_while(|(at, r)| r.ok().map(|i| (at, i)))
+                .collect();
         let targets: BTreeSet<u32> = decoded.iter().filter_map(|(_, i)| i.target()).collect();
         for (at, instr) in decoded {
             let at32 = at as u32;
@@ -188,7 +190,9 @@ fn tokenize(line: &str, lineno: usize) -> Result<Vec<Token>, AsmError> {
                             loop {
                                 match chars.next().map(|(_, c)| c) {
                                     Some('}') => break,
-                                    Some(h) if h.is_ascii_hexdigit() && hex.len() < 6 => hex.push(h),
+                                    Some(h) if h.is_ascii_hexdigit() && hex.len() < 6 => {
+                                        hex.push(h)
+                                    }
                                     _ => return Err(err("bad \\u{...} escape")),
                                 }
                             }
@@ -273,7 +277,11 @@ impl Line {
         if self.tokens.len() == n {
             Ok(())
         } else {
-            Err(self.err(format!("expected {} fields, found {}", n, self.tokens.len())))
+            Err(self.err(format!(
+                "expected {} fields, found {}",
+                n,
+                self.tokens.len()
+            )))
         }
     }
 }
@@ -283,7 +291,10 @@ fn parse_int(word: &str) -> Option<i64> {
         Some(d) => (true, d),
         None => (false, word),
     };
-    let v = if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let v = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         i64::from_str_radix(hex, 16).ok()?
     } else {
         digits.parse::<i64>().ok()?
@@ -294,6 +305,13 @@ fn parse_int(word: &str) -> Option<i64> {
 /// Reads `.asm` text into a module. The result is not verified; pass it to
 /// [`crate::Program::new`] before running it.
 pub fn assemble(text: &str) -> Result<Module, AsmError> {
+    assemble_with_labels(text).map(|(m, _)| m)
+}
+
+/// Like [`assemble`], also returning the code offset of every label, keyed
+/// `function:label`.
+pub fn assemble_with_labels(text: &str) -> Result<(Module, HashMap<String, u32>), AsmError> {
+    let mut all_labels = HashMap::new();
     let mut lines = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let tokens = tokenize(raw, i + 1)?;
@@ -323,7 +341,10 @@ pub fn assemble(text: &str) -> Result<Module, AsmError> {
         match head {
             ".file" => {
                 line.expect_len(2)?;
-                module.lines.files.push(line.string(1, "file name")?.to_string());
+                module
+                    .lines
+                    .files
+                    .push(line.string(1, "file name")?.to_string());
             }
             ".global" => {
                 line.expect_len(3)?;
@@ -371,7 +392,7 @@ pub fn assemble(text: &str) -> Result<Module, AsmError> {
                     .position(|l| l.tokens[0] == Token::Word(".end".into()))
                     .map(|p| i + p)
                     .ok_or_else(|| line.err("function without .end"))?;
-                assemble_function(&mut module, &func_names, &lines[i..end])?;
+                assemble_function(&mut module, &func_names, &lines[i..end], &mut all_labels)?;
                 lines[end].expect_len(1)?;
                 i = end;
             }
@@ -386,13 +407,14 @@ pub fn assemble(text: &str) -> Result<Module, AsmError> {
         })?;
         module.entry = Some(*idx);
     }
-    Ok(module)
+    Ok((module, all_labels))
 }
 
 fn assemble_function(
     module: &mut Module,
     func_names: &HashMap<String, u32>,
     lines: &[Line],
+    all_labels: &mut HashMap<String, u32>,
 ) -> Result<(), AsmError> {
     let header = &lines[0];
     header.expect_len(11)?;
@@ -433,9 +455,14 @@ fn assemble_function(
                 return Err(line.err(format!("duplicate label {label}")));
             }
         } else if w != ".loc" {
-            let op = Opcode::from_mnemonic(w).ok_or_else(|| line.err(format!("unknown instruction {w}")))?;
+            let op = Opcode::from_mnemonic(w)
+                .ok_or_else(|| line.err(format!("unknown instruction {w}")))?;
             at += op.size() as u32;
         }
+    }
+
+    for (label, at) in &labels {
+        all_labels.insert(format!("{name}:{label}"), *at);
     }
 
     // Pass 2: encode.
@@ -454,19 +481,18 @@ fn assemble_function(
             });
             continue;
         }
-        let op = Opcode::from_mnemonic(w).ok_or_else(|| line.err(format!("unknown instruction {w}")))?;
+        let op =
+            Opcode::from_mnemonic(w).ok_or_else(|| line.err(format!("unknown instruction {w}")))?;
         let kinds = op.info().operands;
         line.expect_len(1 + kinds.len())?;
         let mut operands = Vec::with_capacity(kinds.len());
         for (k, kind) in kinds.iter().enumerate() {
             let word = line.word(k + 1, kind.name())?;
             let index_of = |names: &mut dyn Iterator<Item = &str>| -> Option<u32> {
-                let mut i = 0u32;
-                for n in names {
+                for (i, n) in names.enumerate() {
                     if n == word {
-                        return Some(i);
+                        return Some(i as u32);
                     }
-                    i += 1;
                 }
                 None
             };
@@ -475,15 +501,26 @@ fn assemble_function(
                 OperandKind::Imm => parse_int(word)
                     .filter(|v| *v >= i64::from(i32::MIN) && *v <= i64::from(u32::MAX))
                     .map(|v| v as u32),
-                OperandKind::Local => index_of(&mut slot_names.iter().map(|s| s.as_str())).or_else(number),
-                OperandKind::Global => index_of(&mut module.globals.iter().map(|g| g.name.as_str())),
-                OperandKind::List => index_of(&mut module.lists.iter().map(|g| g.name.as_str())),
-                OperandKind::Text => index_of(&mut module.texts.iter().map(|g| g.name.as_str())),
-                OperandKind::Func => func_names.get(word).copied(),
-                OperandKind::Intrinsic => index_of(&mut INTRINSICS.iter().map(|i| i.name)).or_else(number),
+                OperandKind::Local => {
+                    index_of(&mut slot_names.iter().map(|s| s.as_str())).or_else(number)
+                }
+                OperandKind::Global => {
+                    index_of(&mut module.globals.iter().map(|g| g.name.as_str())).or_else(number)
+                }
+                OperandKind::List => {
+                    index_of(&mut module.lists.iter().map(|g| g.name.as_str())).or_else(number)
+                }
+                OperandKind::Text => {
+                    index_of(&mut module.texts.iter().map(|g| g.name.as_str())).or_else(number)
+                }
+                OperandKind::Func => func_names.get(word).copied().or_else(number),
+                OperandKind::Intrinsic => {
+                    index_of(&mut INTRINSICS.iter().map(|i| i.name)).or_else(number)
+                }
                 OperandKind::Target => labels.get(word).copied(),
             };
-            let value = value.ok_or_else(|| line.err(format!("unknown {} operand {word}", kind.name())))?;
+            let value =
+                value.ok_or_else(|| line.err(format!("unknown {} operand {word}", kind.name())))?;
             operands.push(value);
         }
         Instr::new(op, &operands).encode(&mut module.code);

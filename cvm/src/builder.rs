@@ -22,7 +22,7 @@
 //! assert_eq!(module.functions[0].max_stack, 2);
 //! ```
 
-use crate::isa::{Instr, OperandKind, Opcode};
+use crate::isa::{Instr, Opcode, OperandKind};
 use crate::module::{Function, Global, LineEntry, ListDef, Module, TextDef};
 use crate::verify::{analyze, VerifyError};
 use std::collections::HashMap;
@@ -100,7 +100,11 @@ impl ModuleBuilder {
 
     /// Adds a global with an initial value; returns its index.
     pub fn global(&mut self, name: &str, init: i32) -> Result<u32, BuildError> {
-        Self::unique("global", self.module.globals.iter().map(|g| g.name.as_str()), name)?;
+        Self::unique(
+            "global",
+            self.module.globals.iter().map(|g| g.name.as_str()),
+            name,
+        )?;
         self.module.globals.push(Global {
             name: name.to_string(),
             init,
@@ -110,7 +114,11 @@ impl ModuleBuilder {
 
     /// Adds a list with a capacity and initial values; returns its index.
     pub fn list(&mut self, name: &str, capacity: u32, init: Vec<i32>) -> Result<u32, BuildError> {
-        Self::unique("list", self.module.lists.iter().map(|g| g.name.as_str()), name)?;
+        Self::unique(
+            "list",
+            self.module.lists.iter().map(|g| g.name.as_str()),
+            name,
+        )?;
         self.module.lists.push(ListDef {
             name: name.to_string(),
             capacity,
@@ -121,7 +129,11 @@ impl ModuleBuilder {
 
     /// Adds a text; returns its index.
     pub fn text(&mut self, name: &str, text: &str) -> Result<u32, BuildError> {
-        Self::unique("text", self.module.texts.iter().map(|g| g.name.as_str()), name)?;
+        Self::unique(
+            "text",
+            self.module.texts.iter().map(|g| g.name.as_str()),
+            name,
+        )?;
         self.module.texts.push(TextDef {
             name: name.to_string(),
             text: text.to_string(),
@@ -149,7 +161,11 @@ impl ModuleBuilder {
         list_params: u32,
         returns_value: bool,
     ) -> Result<u32, BuildError> {
-        Self::unique("function", self.module.functions.iter().map(|g| g.name.as_str()), name)?;
+        Self::unique(
+            "function",
+            self.module.functions.iter().map(|g| g.name.as_str()),
+            name,
+        )?;
         self.module.functions.push(Function {
             name: name.to_string(),
             value_params,
@@ -286,7 +302,12 @@ impl FunctionBuilder<'_> {
     pub fn emit(&mut self, opcode: Opcode, operands: &[u32]) {
         let at = self.body.code.len();
         Instr::new(opcode, operands).encode(&mut self.body.code);
-        if let Some(i) = opcode.info().operands.iter().position(|k| *k == OperandKind::Target) {
+        if let Some(i) = opcode
+            .info()
+            .operands
+            .iter()
+            .position(|k| *k == OperandKind::Target)
+        {
             self.body.targets.push(at + 1 + i);
         }
     }

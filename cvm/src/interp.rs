@@ -27,7 +27,9 @@ use crate::chess::advice::AdviceTable;
 use crate::intrinsics::{Ctx, INTRINSICS};
 use crate::isa::Opcode;
 use crate::module::Module;
-use crate::runtime::{arith, Completion, Host, Limits, Memory, Output, RuntimeError, TrapKind, LIST_END};
+use crate::runtime::{
+    arith, Completion, Host, Limits, Memory, Output, RuntimeError, TrapKind, LIST_END,
+};
 use crate::verify::Program;
 
 type Reg = u16;
@@ -37,75 +39,257 @@ type Reg = u16;
 #[derive(Copy, Clone, Debug)]
 enum Op {
     Halt,
-    Const { dst: Reg, k: i32 },
-    Mov { dst: Reg, src: Reg },
-    Swap { a: Reg, b: Reg },
-    LdG { dst: Reg, g: u32 },
-    StG { src: Reg, g: u32 },
-    IncL { r: Reg },
-    DecL { r: Reg },
-    IncG { g: u32 },
-    DecG { g: u32 },
-    LRef { dst: Reg, list: u32 },
-    LdE { dst: Reg, idx: Reg, list: u16 },
-    StE { idx: Reg, val: Reg, list: u16 },
+    Const {
+        dst: Reg,
+        k: i32,
+    },
+    Mov {
+        dst: Reg,
+        src: Reg,
+    },
+    Swap {
+        a: Reg,
+        b: Reg,
+    },
+    LdG {
+        dst: Reg,
+        g: u32,
+    },
+    StG {
+        src: Reg,
+        g: u32,
+    },
+    IncL {
+        r: Reg,
+    },
+    DecL {
+        r: Reg,
+    },
+    IncG {
+        g: u32,
+    },
+    DecG {
+        g: u32,
+    },
+    LRef {
+        dst: Reg,
+        list: u32,
+    },
+    LdE {
+        dst: Reg,
+        idx: Reg,
+        list: u16,
+    },
+    StE {
+        idx: Reg,
+        val: Reg,
+        list: u16,
+    },
     /// `LdE` for list numbers above `u16::MAX`: `aux` holds list and index.
-    LdEW { dst: Reg, aux: u32 },
+    LdEW {
+        dst: Reg,
+        aux: u32,
+    },
     /// `StE` for list numbers above `u16::MAX`: `aux` holds list, index and
     /// value register.
-    StEW { aux: u32 },
-    LdX { dst: Reg, lst: Reg, idx: Reg },
-    StX { lst: Reg, idx: Reg, val: Reg },
+    StEW {
+        aux: u32,
+    },
+    LdX {
+        dst: Reg,
+        lst: Reg,
+        idx: Reg,
+    },
+    StX {
+        lst: Reg,
+        idx: Reg,
+        val: Reg,
+    },
     /// For-in step over a module list; the list, cursor and exit target are
     /// in `aux[aux]` (keeps this enum at 8 bytes).
-    ForL { dst: Reg, aux: u32 },
+    ForL {
+        dst: Reg,
+        aux: u32,
+    },
     /// For-in step over a list parameter; `aux` as for `ForL`, whose `list`
     /// field then names the frame slot holding the list reference.
-    ForX { dst: Reg, aux: u32 },
-    Add { dst: Reg, a: Reg, b: Reg },
-    Sub { dst: Reg, a: Reg, b: Reg },
-    Mul { dst: Reg, a: Reg, b: Reg },
-    Div { dst: Reg, a: Reg, b: Reg },
-    Mod { dst: Reg, a: Reg, b: Reg },
-    Neg { dst: Reg, a: Reg },
-    And { dst: Reg, a: Reg, b: Reg },
-    Or { dst: Reg, a: Reg, b: Reg },
-    Xor { dst: Reg, a: Reg, b: Reg },
-    Not { dst: Reg, a: Reg },
-    Eq { dst: Reg, a: Reg, b: Reg },
-    Ne { dst: Reg, a: Reg, b: Reg },
-    Lt { dst: Reg, a: Reg, b: Reg },
-    Le { dst: Reg, a: Reg, b: Reg },
-    Gt { dst: Reg, a: Reg, b: Reg },
-    Ge { dst: Reg, a: Reg, b: Reg },
-    LNot { dst: Reg, a: Reg },
-    AddI { r: Reg, k: i32 },
+    ForX {
+        dst: Reg,
+        aux: u32,
+    },
+    Add {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Sub {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mul {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Div {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mod {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Neg {
+        dst: Reg,
+        a: Reg,
+    },
+    And {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Or {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Xor {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Not {
+        dst: Reg,
+        a: Reg,
+    },
+    Eq {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ne {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Lt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Le {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Gt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ge {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LNot {
+        dst: Reg,
+        a: Reg,
+    },
+    AddI {
+        r: Reg,
+        k: i32,
+    },
     // Compare-and-branch ops: the target is in the `Word` that follows.
-    JEq { a: Reg, b: Reg },
-    JNe { a: Reg, b: Reg },
-    JLt { a: Reg, b: Reg },
-    JLe { a: Reg, b: Reg },
-    JGt { a: Reg, b: Reg },
-    JGe { a: Reg, b: Reg },
-    JEqI { a: Reg, k: i32 },
-    JNeI { a: Reg, k: i32 },
-    JLtI { a: Reg, k: i32 },
-    JLeI { a: Reg, k: i32 },
-    JGtI { a: Reg, k: i32 },
-    JGeI { a: Reg, k: i32 },
+    JEq {
+        a: Reg,
+        b: Reg,
+    },
+    JNe {
+        a: Reg,
+        b: Reg,
+    },
+    JLt {
+        a: Reg,
+        b: Reg,
+    },
+    JLe {
+        a: Reg,
+        b: Reg,
+    },
+    JGt {
+        a: Reg,
+        b: Reg,
+    },
+    JGe {
+        a: Reg,
+        b: Reg,
+    },
+    JEqI {
+        a: Reg,
+        k: i32,
+    },
+    JNeI {
+        a: Reg,
+        k: i32,
+    },
+    JLtI {
+        a: Reg,
+        k: i32,
+    },
+    JLeI {
+        a: Reg,
+        k: i32,
+    },
+    JGtI {
+        a: Reg,
+        k: i32,
+    },
+    JGeI {
+        a: Reg,
+        k: i32,
+    },
     /// The operand word of the op before it; never executed.
-    Word { w: u32 },
-    Jmp { target: u32 },
-    Jz { r: Reg, target: u32 },
-    Jnz { r: Reg, target: u32 },
+    Word {
+        w: u32,
+    },
+    Jmp {
+        target: u32,
+    },
+    Jz {
+        r: Reg,
+        target: u32,
+    },
+    Jnz {
+        r: Reg,
+        target: u32,
+    },
     /// `aux[aux]` holds the case value and the target.
-    Case { r: Reg, aux: u32 },
-    Call { func: u32, base: Reg },
+    Case {
+        r: Reg,
+        aux: u32,
+    },
+    Call {
+        func: u32,
+        base: Reg,
+    },
     Ret,
-    RetV { src: Reg },
-    Intr { id: u32, base: Reg },
-    Write { r: Reg },
-    TextOut { text: u32 },
+    RetV {
+        src: Reg,
+    },
+    Intr {
+        id: u32,
+        base: Reg,
+    },
+    Write {
+        r: Reg,
+    },
+    TextOut {
+        text: u32,
+    },
 }
 
 /// Operands that do not fit an 8-byte [`Op`].
@@ -262,7 +446,11 @@ impl<'p> Interpreter<'p> {
     }
 
     /// Calls the module's entry point (`main`).
-    pub fn run_entry(&mut self, host: &mut dyn Host, output: &mut dyn Output) -> Result<Completion, RuntimeError> {
+    pub fn run_entry(
+        &mut self,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
         let entry = self.program.module().entry.ok_or_else(|| RuntimeError {
             kind: TrapKind::BadCall("the module has no entry point".into()),
             offset: 0,
@@ -363,7 +551,10 @@ impl<'p> Interpreter<'p> {
                         // SAFETY: translation always emits the `Word` after
                         // a compare-and-branch op.
                         let Op::Word { w } = (unsafe { *code.get_unchecked(pc) }) else {
-                            break 'run Err((TrapKind::BadCall("corrupt translation".into()), pc - 1));
+                            break 'run Err((
+                                TrapKind::BadCall("corrupt translation".into()),
+                                pc - 1,
+                            ));
                         };
                         let t = w as usize;
                         if t < pc {
@@ -390,7 +581,13 @@ impl<'p> Interpreter<'p> {
                     let idx = $idx;
                     let s = unsafe { *memory.lists.get_unchecked(list) };
                     if (idx as u32) >= s.slots {
-                        break 'run Err((TrapKind::ListIndex { index: idx, slots: s.slots }, pc - 1));
+                        break 'run Err((
+                            TrapKind::ListIndex {
+                                index: idx,
+                                slots: s.slots,
+                            },
+                            pc - 1,
+                        ));
                     }
                     (s.base + idx as u32) as usize
                 }};
@@ -439,12 +636,18 @@ impl<'p> Interpreter<'p> {
                     heap!(at) = r!(val);
                 }
                 Op::LdEW { dst, aux: x } => {
-                    let Aux { a: list, b: idx, .. } = aux[x as usize];
+                    let Aux {
+                        a: list, b: idx, ..
+                    } = aux[x as usize];
                     let at = list_slot!(list, r!(idx));
                     set!(dst, heap!(at));
                 }
                 Op::StEW { aux: x } => {
-                    let Aux { a: list, b: idx, target: val } = aux[x as usize];
+                    let Aux {
+                        a: list,
+                        b: idx,
+                        target: val,
+                    } = aux[x as usize];
                     let at = list_slot!(list, r!(idx));
                     heap!(at) = r!(val);
                 }
@@ -457,7 +660,11 @@ impl<'p> Interpreter<'p> {
                     heap!(at) = r!(val);
                 }
                 Op::ForL { dst, aux: x } => {
-                    let Aux { a: list, b: cursor, target } = aux[x as usize];
+                    let Aux {
+                        a: list,
+                        b: cursor,
+                        target,
+                    } = aux[x as usize];
                     let c = r!(cursor);
                     // SAFETY: verified list operand.
                     let s = unsafe { *memory.lists.get_unchecked(list as usize) };
@@ -474,7 +681,11 @@ impl<'p> Interpreter<'p> {
                     }
                 }
                 Op::ForX { dst, aux: x } => {
-                    let Aux { a: lst, b: cursor, target } = aux[x as usize];
+                    let Aux {
+                        a: lst,
+                        b: cursor,
+                        target,
+                    } = aux[x as usize];
                     let c = r!(cursor);
                     let l = r!(lst) as usize;
                     // SAFETY: list references cannot be forged.
@@ -631,7 +842,11 @@ impl<'p> Interpreter<'p> {
 }
 
 /// Checks the embedder's arguments against the function's parameters.
-pub(crate) fn check_call_args(module: &Module, func: u32, args: &[i32]) -> Result<(), RuntimeError> {
+pub(crate) fn check_call_args(
+    module: &Module,
+    func: u32,
+    args: &[i32],
+) -> Result<(), RuntimeError> {
     let bad = |m: String| RuntimeError {
         kind: TrapKind::BadCall(m),
         offset: 0,
@@ -687,7 +902,11 @@ fn translate(program: &Program) -> Translation {
             slots: f.frame_slots(),
             frame: f.frame_slots() + f.max_stack,
         });
-        entry += info.instrs.iter().map(|i| op_count(i.instr.opcode, i.depth)).sum::<u32>();
+        entry += info
+            .instrs
+            .iter()
+            .map(|i| op_count(i.instr.opcode, i.depth))
+            .sum::<u32>();
     }
     for (f, info) in module.functions.iter().zip(program.function_infos()) {
         let s = f.frame_slots();
@@ -718,7 +937,10 @@ fn translate(program: &Program) -> Translation {
                     k: ops[0] as i32,
                 },
                 Opcode::Pop => continue,
-                Opcode::Dup => Op::Mov { dst: push, src: st(1) },
+                Opcode::Dup => Op::Mov {
+                    dst: push,
+                    src: st(1),
+                },
                 Opcode::Swap => Op::Swap { a: st(2), b: st(1) },
                 Opcode::Ldl => Op::Mov {
                     dst: push,
@@ -728,13 +950,22 @@ fn translate(program: &Program) -> Translation {
                     dst: ops[0] as Reg,
                     src: st(1),
                 },
-                Opcode::Ldg => Op::LdG { dst: push, g: ops[0] },
-                Opcode::Stg => Op::StG { src: st(1), g: ops[0] },
+                Opcode::Ldg => Op::LdG {
+                    dst: push,
+                    g: ops[0],
+                },
+                Opcode::Stg => Op::StG {
+                    src: st(1),
+                    g: ops[0],
+                },
                 Opcode::Incl => Op::IncL { r: ops[0] as Reg },
                 Opcode::Decl => Op::DecL { r: ops[0] as Reg },
                 Opcode::Incg => Op::IncG { g: ops[0] },
                 Opcode::Decg => Op::DecG { g: ops[0] },
-                Opcode::Lref => Op::LRef { dst: push, list: ops[0] },
+                Opcode::Lref => Op::LRef {
+                    dst: push,
+                    list: ops[0],
+                },
                 Opcode::Lde => match u16::try_from(ops[0]) {
                     Ok(list) => Op::LdE {
                         dst: st(1),
@@ -774,23 +1005,88 @@ fn translate(program: &Program) -> Translation {
                     dst: push,
                     aux: add_aux(ops[0], ops[1], pc(ops[2])),
                 },
-                Opcode::Add => Op::Add { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Sub => Op::Sub { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Mul => Op::Mul { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Div => Op::Div { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Mod => Op::Mod { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Neg => Op::Neg { dst: st(1), a: st(1) },
-                Opcode::BitAnd => Op::And { dst: st(2), a: st(2), b: st(1) },
-                Opcode::BitOr => Op::Or { dst: st(2), a: st(2), b: st(1) },
-                Opcode::BitXor => Op::Xor { dst: st(2), a: st(2), b: st(1) },
-                Opcode::BitNot => Op::Not { dst: st(1), a: st(1) },
-                Opcode::Eq => Op::Eq { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Ne => Op::Ne { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Lt => Op::Lt { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Le => Op::Le { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Gt => Op::Gt { dst: st(2), a: st(2), b: st(1) },
-                Opcode::Ge => Op::Ge { dst: st(2), a: st(2), b: st(1) },
-                Opcode::LNot => Op::LNot { dst: st(1), a: st(1) },
+                Opcode::Add => Op::Add {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Sub => Op::Sub {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Mul => Op::Mul {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Div => Op::Div {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Mod => Op::Mod {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Neg => Op::Neg {
+                    dst: st(1),
+                    a: st(1),
+                },
+                Opcode::BitAnd => Op::And {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::BitOr => Op::Or {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::BitXor => Op::Xor {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::BitNot => Op::Not {
+                    dst: st(1),
+                    a: st(1),
+                },
+                Opcode::Eq => Op::Eq {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Ne => Op::Ne {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Lt => Op::Lt {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Le => Op::Le {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Gt => Op::Gt {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::Ge => Op::Ge {
+                    dst: st(2),
+                    a: st(2),
+                    b: st(1),
+                },
+                Opcode::LNot => Op::LNot {
+                    dst: st(1),
+                    a: st(1),
+                },
                 Opcode::AddI => Op::AddI {
                     r: st(1),
                     k: ops[0] as i32,
@@ -801,12 +1097,48 @@ fn translate(program: &Program) -> Translation {
                 Opcode::JLe => two(Op::JLe { a: st(2), b: st(1) }, ops[0]),
                 Opcode::JGt => two(Op::JGt { a: st(2), b: st(1) }, ops[0]),
                 Opcode::JGe => two(Op::JGe { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JEqI => two(Op::JEqI { a: st(1), k: ops[0] as i32 }, ops[1]),
-                Opcode::JNeI => two(Op::JNeI { a: st(1), k: ops[0] as i32 }, ops[1]),
-                Opcode::JLtI => two(Op::JLtI { a: st(1), k: ops[0] as i32 }, ops[1]),
-                Opcode::JLeI => two(Op::JLeI { a: st(1), k: ops[0] as i32 }, ops[1]),
-                Opcode::JGtI => two(Op::JGtI { a: st(1), k: ops[0] as i32 }, ops[1]),
-                Opcode::JGeI => two(Op::JGeI { a: st(1), k: ops[0] as i32 }, ops[1]),
+                Opcode::JEqI => two(
+                    Op::JEqI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
+                Opcode::JNeI => two(
+                    Op::JNeI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
+                Opcode::JLtI => two(
+                    Op::JLtI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
+                Opcode::JLeI => two(
+                    Op::JLeI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
+                Opcode::JGtI => two(
+                    Op::JGtI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
+                Opcode::JGeI => two(
+                    Op::JGeI {
+                        a: st(1),
+                        k: ops[0] as i32,
+                    },
+                    ops[1],
+                ),
                 Opcode::Jmp => Op::Jmp { target: pc(ops[0]) },
                 Opcode::Jz => Op::Jz {
                     r: st(1),

@@ -65,18 +65,20 @@ pub mod asm;
 pub mod binary;
 pub mod builder;
 pub mod chess;
+pub mod gen;
 pub mod interp;
 pub mod intrinsics;
 pub mod isa;
 pub mod module;
 pub mod runtime;
+pub mod testkit;
 pub mod verify;
 
 pub use interp::Interpreter;
 pub use module::Module;
 pub use runtime::{
-    format_value, CollectOutput, Completion, Host, Limits, Memory, NoHost, NullOutput, Output, OutputLine,
-    RuntimeError, TrapKind, WriterOutput,
+    format_value, CollectOutput, Completion, Host, Limits, Memory, NoHost, NullOutput, Output,
+    OutputLine, RuntimeError, TrapKind, WriterOutput,
 };
 pub use verify::{Program, VerifyError};
 

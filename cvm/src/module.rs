@@ -15,9 +15,9 @@ pub const MAX_CODE_WORDS: usize = 1 << 24;
 /// Upper bound on the number of functions, globals, lists or texts.
 pub const MAX_TABLE_ENTRIES: usize = 1 << 20;
 /// Upper bound on the frame slots (parameters + locals) of one function.
-pub const MAX_FRAME_SLOTS: u32 = 0x4000;
+pub const MAX_FRAME_SLOTS: u32 = 4096;
 /// Upper bound on the declared operand stack of one function.
-pub const MAX_STACK: u32 = 0x4000;
+pub const MAX_STACK: u32 = 1024;
 /// Upper bound on the total number of list slots in a module (all lists
 /// together, each with its end-marker slot).
 pub const MAX_LIST_SLOTS: u64 = 1 << 24;
@@ -71,12 +71,12 @@ pub struct Function {
 impl Function {
     /// Number of parameters of both kinds.
     pub fn arity(&self) -> u32 {
-        self.value_params + self.list_params
+        self.value_params.saturating_add(self.list_params)
     }
 
     /// Number of frame slots: parameters plus locals.
     pub fn frame_slots(&self) -> u32 {
-        self.arity() + self.locals
+        self.arity().saturating_add(self.locals)
     }
 
     /// The type of a frame slot, or `None` when the slot does not exist.
@@ -342,10 +342,10 @@ impl Module {
         }
         let mut expected = 0u32;
         for (index, f) in self.functions.iter().enumerate() {
-            if f.frame_slots() > MAX_FRAME_SLOTS
-                || f.value_params > MAX_FRAME_SLOTS
+            if f.value_params > MAX_FRAME_SLOTS
                 || f.list_params > MAX_FRAME_SLOTS
                 || f.locals > MAX_FRAME_SLOTS
+                || f.frame_slots() > MAX_FRAME_SLOTS
             {
                 return Err(TableError::Limit {
                     what: "frame slots",

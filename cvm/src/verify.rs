@@ -39,6 +39,14 @@ pub enum VerifyError {
     /// The module tables are malformed.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// A line-table entry points into the middle of an instruction.
+    #[error("line table entry {index}: code offset {offset} is not the start of an instruction")]
+    LineEntry {
+        /// Entry index.
+        index: usize,
+        /// Its code offset.
+        offset: u32,
+    },
     /// A rule about the code of one function is broken.
     #[error("function {function} ({name}), code offset {offset}: {kind}")]
     Code {
@@ -58,7 +66,7 @@ impl VerifyError {
     pub fn code_error(&self) -> Option<&CodeError> {
         match self {
             VerifyError::Code { kind, .. } => Some(kind),
-            VerifyError::Table(_) => None,
+            VerifyError::Table(_) | VerifyError::LineEntry { .. } => None,
         }
     }
 }
@@ -190,6 +198,20 @@ impl Program {
         let mut functions = Vec::with_capacity(module.functions.len());
         for index in 0..module.functions.len() {
             functions.push(analyze(&module, index as u32, true)?);
+        }
+        for (index, e) in module.lines.entries.iter().enumerate() {
+            let starts = module.function_at(e.offset).is_some_and(|f| {
+                let info: &FunctionInfo = &functions[f as usize];
+                info.instrs
+                    .binary_search_by_key(&e.offset, |i| i.offset)
+                    .is_ok()
+            });
+            if !starts {
+                return Err(VerifyError::LineEntry {
+                    index,
+                    offset: e.offset,
+                });
+            }
         }
         Ok(Program { module, functions })
     }
@@ -326,27 +348,32 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         let op = instr.opcode.info();
 
         let mut stack = state;
-        let pop = |states: &States, stack: &mut u32, expected: Option<Ty>| -> Result<Ty, CodeError> {
-            match states.top(*stack) {
-                None => Err(CodeError::Underflow {
-                    needed: 1,
-                    depth: 0,
-                }),
-                Some((ty, parent)) => {
-                    if let Some(e) = expected {
-                        if e != ty {
-                            return Err(CodeError::Type {
-                                expected: e,
-                                found: ty,
-                            });
+        let pop =
+            |states: &States, stack: &mut u32, expected: Option<Ty>| -> Result<Ty, CodeError> {
+                match states.top(*stack) {
+                    None => Err(CodeError::Underflow {
+                        needed: 1,
+                        depth: 0,
+                    }),
+                    Some((ty, parent)) => {
+                        if let Some(e) = expected {
+                            if e != ty {
+                                return Err(CodeError::Type {
+                                    expected: e,
+                                    found: ty,
+                                });
+                            }
                         }
+                        *stack = parent;
+                        Ok(ty)
                     }
-                    *stack = parent;
-                    Ok(ty)
                 }
-            }
-        };
-        let pop_all = |states: &States, stack: &mut u32, tys: &mut dyn Iterator<Item = Ty>, n: usize| -> Result<(), CodeError> {
+            };
+        let pop_all = |states: &States,
+                       stack: &mut u32,
+                       tys: &mut dyn Iterator<Item = Ty>,
+                       n: usize|
+         -> Result<(), CodeError> {
             let depth = states.depth(*stack);
             if (depth as usize) < n {
                 return Err(CodeError::Underflow { needed: n, depth });
@@ -374,7 +401,12 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         let step = (|| -> Result<(), CodeError> {
             match op.effect {
                 Effect::Fixed(pops, pushes) => {
-                    pop_all(&states, &mut stack, &mut pops.iter().rev().copied(), pops.len())?;
+                    pop_all(
+                        &states,
+                        &mut stack,
+                        &mut pops.iter().rev().copied(),
+                        pops.len(),
+                    )?;
                     for t in pushes {
                         stack = states.push(stack, *t);
                     }
@@ -408,7 +440,12 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
                         .map(|_| Ty::Int)
                         .chain((0..callee.list_params).map(|_| Ty::List));
                     let tys: Vec<Ty> = tys.collect();
-                    pop_all(&states, &mut stack, &mut tys.iter().rev().copied(), tys.len())?;
+                    pop_all(
+                        &states,
+                        &mut stack,
+                        &mut tys.iter().rev().copied(),
+                        tys.len(),
+                    )?;
                     if callee.returns_value {
                         stack = states.push(stack, Ty::Int);
                     }
@@ -481,11 +518,17 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         match op.flow {
             Flow::Next => successors[0] = (Some(i + 1), stack),
             Flow::Jump => {
-                successors[0] = (instr.target().and_then(target_index), jump_state.unwrap_or(stack))
+                successors[0] = (
+                    instr.target().and_then(target_index),
+                    jump_state.unwrap_or(stack),
+                )
             }
             Flow::Branch => {
                 successors[0] = (Some(i + 1), stack);
-                successors[1] = (instr.target().and_then(target_index), jump_state.unwrap_or(stack));
+                successors[1] = (
+                    instr.target().and_then(target_index),
+                    jump_state.unwrap_or(stack),
+                );
             }
             Flow::Return => {
                 if f.returns_value {

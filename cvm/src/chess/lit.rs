@@ -241,7 +241,10 @@ pub fn parse_word(s: &str) -> Option<(LitKind, i32)> {
 
 /// The value of a compoperator.
 pub fn parse_compop(s: &str) -> Option<i32> {
-    COMPOP_NAMES.iter().position(|&n| n == s).map(|i| COMPOP_BASE + i as i32)
+    COMPOP_NAMES
+        .iter()
+        .position(|&n| n == s)
+        .map(|i| COMPOP_BASE + i as i32)
 }
 
 /// The 64-bit set of squares a square value stands for (empty for values
@@ -305,7 +308,10 @@ mod tests {
 
     #[test]
     fn literals_do_not_overlap() {
-        let words = ["e4", "a.", "e2e4", "..e4", "w", "?", "wP", "?O", "??", "aline", ".line", "row3", "kside", "?sqr"];
+        let words = [
+            "e4", "a.", "e2e4", "..e4", "w", "?", "wP", "?O", "??", "aline", ".line", "row3",
+            "kside", "?sqr",
+        ];
         let kinds: Vec<_> = words.iter().map(|w| parse_word(w).unwrap().0).collect();
         assert_eq!(kinds[0], LitKind::Square);
         assert_eq!(kinds[2], LitKind::Move);

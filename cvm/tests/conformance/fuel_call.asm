@@ -1,0 +1,13 @@
+; Calls cost fuel: with 2 units the third call fails.
+;! fuel 2
+;! error out-of-fuel at main:L_third
+.func f params 0 lists 0 locals 0 stack 0 proc
+    ret
+.end
+.func main params 0 lists 0 locals 0 stack 0 proc
+    call f
+    call f
+L_third:
+    call f
+    ret
+.end

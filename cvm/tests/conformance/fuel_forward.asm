@@ -1,0 +1,14 @@
+; Forward jumps are free: fuel 0 runs straight-line code with forward branches.
+;! fuel 0
+;! result 1
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 1
+    jnz L_a
+    push 2
+    retv
+L_a:
+    jmp L_b
+L_b:
+    push 1
+    retv
+.end
