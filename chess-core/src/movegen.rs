@@ -7,25 +7,27 @@
 //! * the **checkers** of the side to move's king and from them a **check mask**: the squares a
 //!   non-king move must land on (the checker or a square between it and the king; every square
 //!   when not in check; none in double check, where only the king may move);
-//! * two **pin masks**: for each enemy slider that would attack the king through exactly one of
+//! * two **pin masks** (skipped when no enemy slider even shares a line with the king): for each enemy slider that would attack the king through exactly one of
 //!   our pieces, the ray from the king to that slider (inclusive of the slider). Pins along ranks
 //!   and files go in one mask, diagonal pins in the other. A pinned piece may only move within its
 //!   own ray, and because rays leaving the king in different directions never meet, intersecting
 //!   its targets with the whole mask of its pin type is enough.
 //!
-//! King moves test each destination against enemy attacks with the king lifted off the board (so it
-//! cannot hide behind itself on a checking ray). Castling requires no check, an empty path and
-//! unattacked squares for the king to cross and land on. En passant, the one move that removes a
-//! piece from a square it does not land on, is verified by recomputing slider attacks on the king
-//! with both pawns gone, which covers the horizontal pin along the fifth rank and every discovered
-//! check.
+//! King moves avoid the squares the enemy attacks, computed with our king lifted off the board (so
+//! it cannot hide behind itself on a checking ray) and only for enemy pieces whose empty-board rays
+//! reach the king's neighbourhood or castling path — cheaper than testing each destination, as
+//! measured in `docs/chess-core.md`. Castling requires no check, an empty path and unattacked
+//! squares for the king to cross and land on. En passant, the one move that removes a piece from a
+//! square it does not land on, is verified by recomputing slider attacks on the king with both pawns
+//! moved, which covers the horizontal pin along the fifth rank and every discovered check.
 //!
 //! The generator reports moves to a [`MoveSink`] as *sets* (one origin with a target bitboard, or
 //! a pawn target set with a fixed offset). A list sink expands them into moves; a counting sink only
 //! adds population counts, which is how perft counts its last ply without making any move.
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    rook_rays,
 };
 use crate::bitboard::Bitboard;
 use crate::castling::{CastlingPath, CastlingSide};
@@ -123,6 +125,8 @@ const CAPTURE_EAST: [u32; 2] = [9, 57];
 const PROMOTION_RANK: [Bitboard; 2] = [Bitboard::rank(Rank::R8), Bitboard::rank(Rank::R1)];
 /// Per colour: the rank a single push from the start rank lands on.
 const THIRD_RANK: [Bitboard; 2] = [Bitboard::rank(Rank::R3), Bitboard::rank(Rank::R6)];
+/// Per colour: every square a castling king crosses or lands on.
+const CASTLING_ZONE: [Bitboard; 2] = [Bitboard(0x6C), Bitboard(0x6C << 56)];
 const NOT_FILE_A: Bitboard = Bitboard(!Bitboard::file(File::A).0);
 const NOT_FILE_H: Bitboard = Bitboard(!Bitboard::file(File::H).0);
 
@@ -156,7 +160,12 @@ fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let mut checkers = (knight_attacks(king) & knights | pawn_attacks(us, king) & pawns) & their;
     let mut pin_orthogonal = Bitboard::EMPTY;
     let mut pin_diagonal = Bitboard::EMPTY;
-    for sniper in rook_attacks(king, their) & their_orthogonal {
+    let orthogonal_snipers = if (rook_rays(king) & their_orthogonal).any() {
+        rook_attacks(king, their) & their_orthogonal
+    } else {
+        Bitboard::EMPTY
+    };
+    for sniper in orthogonal_snipers {
         let ray = between(king, sniper);
         let blockers = ray & our;
         if blockers.is_empty() {
@@ -165,7 +174,12 @@ fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
             pin_orthogonal |= ray.with(sniper);
         }
     }
-    for sniper in bishop_attacks(king, their) & their_diagonal {
+    let diagonal_snipers = if (bishop_rays(king) & their_diagonal).any() {
+        bishop_attacks(king, their) & their_diagonal
+    } else {
+        Bitboard::EMPTY
+    };
+    for sniper in diagonal_snipers {
         let ray = between(king, sniper);
         let blockers = ray & our;
         if blockers.is_empty() {
@@ -175,25 +189,39 @@ fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         }
     }
 
-    let attacked = |sq: Square, occ: Bitboard| -> bool {
-        ((knight_attacks(sq) & knights)
-            | (king_attacks(sq) & kinds[PieceKind::King.index()])
-            | (pawn_attacks(us, sq) & pawns)
-            | (rook_attacks(sq, occ) & orthogonal)
-            | (bishop_attacks(sq, occ) & diagonal))
-            & their
-            != Bitboard::EMPTY
-    };
-
-    // King moves, with the king lifted off the board.
-    let without_king = occupied ^ king_bb;
-    let mut king_targets = Bitboard::EMPTY;
-    for to in king_attacks(king) & !our {
-        if !attacked(to, without_king) {
-            king_targets |= Bitboard::from_square(to);
+    // The squares the king might move to or cross when castling, and which of them the enemy
+    // attacks. Attacks are computed with our king lifted off the board (so it cannot hide behind
+    // itself on a checking ray), and only for pieces that could reach the zone at all.
+    let mut zone = king_attacks(king) & !our;
+    let may_castle = checkers.is_empty() && pos.castling.has_any(us);
+    if may_castle {
+        zone |= CASTLING_ZONE[c];
+    }
+    let mut danger = Bitboard::EMPTY;
+    if zone.any() {
+        let without_king = occupied ^ king_bb;
+        let their_king = their & kinds[PieceKind::King.index()];
+        danger = king_attacks(Square::from_index_masked(
+            their_king.0.trailing_zeros() as u8
+        ));
+        let their_pawns = their & pawns;
+        danger |= rotate(their_pawns & NOT_FILE_A, CAPTURE_WEST[them.index()])
+            | rotate(their_pawns & NOT_FILE_H, CAPTURE_EAST[them.index()]);
+        for sq in their & knights {
+            danger |= knight_attacks(sq);
+        }
+        for sq in their_diagonal {
+            if (bishop_rays(sq) & zone).any() {
+                danger |= bishop_attacks(sq, without_king);
+            }
+        }
+        for sq in their_orthogonal {
+            if (rook_rays(sq) & zone).any() {
+                danger |= rook_attacks(sq, without_king);
+            }
         }
     }
-    sink.piece_moves(king, king_targets);
+    sink.piece_moves(king, king_attacks(king) & !our & !danger);
 
     if checkers.has_more_than_one() {
         return;
@@ -274,14 +302,13 @@ fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         }
     }
 
-    if checkers.is_empty() && pos.castling.has_any(us) {
+    if may_castle {
         for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
             if !pos.castling.has(us, side) {
                 continue;
             }
             let path = CastlingPath::of(us, side);
-            if (occupied & path.must_be_empty).is_empty()
-                && path.must_be_safe.iter().all(|sq| !attacked(sq, occupied))
+            if (occupied & path.must_be_empty).is_empty() && (path.must_be_safe & danger).is_empty()
             {
                 sink.special(Move::castle(path.king_from, path.king_to));
             }

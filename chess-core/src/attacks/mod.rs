@@ -48,6 +48,18 @@ pub fn between(a: Square, b: Square) -> Bitboard {
     lines::BETWEEN[a.index()][b.index()]
 }
 
+/// Squares a rook on `sq` attacks on an empty board.
+#[inline(always)]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    lines::ORTHOGONAL_RAYS[sq.index()]
+}
+
+/// Squares a bishop on `sq` attacks on an empty board.
+#[inline(always)]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    lines::DIAGONAL_RAYS[sq.index()]
+}
+
 /// Squares a piece of `kind` and `colour` on `sq` attacks, given the occupancy.
 #[inline]
 pub fn piece_attacks(kind: PieceKind, colour: Colour, sq: Square, occupied: Bitboard) -> Bitboard {
@@ -139,6 +151,18 @@ mod tests {
             Bitboard::from_square(Square::B4)
         );
         assert!(pawn_attacks(Colour::White, Square::C8).is_empty());
+    }
+
+    #[test]
+    fn empty_board_rays() {
+        assert_eq!(rook_rays(Square::A1).count(), 14);
+        assert_eq!(bishop_rays(Square::D4).count(), 13);
+        assert_eq!(bishop_rays(Square::A1).count(), 7);
+        for i in 0..64u8 {
+            let sq = Square::from_index_masked(i);
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+        }
     }
 
     #[test]
