@@ -29,7 +29,7 @@ impl MoveList {
     }
 
     /// Appends a move. Positions reachable from a valid FEN never fill the list; should one ever
-    /// do, further moves are dropped rather than panicking.
+    /// do, each further move overwrites the last slot rather than panicking.
     #[inline(always)]
     pub fn push(&mut self, mv: Move) {
         self.moves[self.len as usize] = mv;
