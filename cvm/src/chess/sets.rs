@@ -28,14 +28,18 @@ pub const SIDE_FILES: [u8; 5] = [0xF0, 0x0F, 0x18, 0xE0, 0x07];
 /// The square mask of a set of files (bit `f` of `files` is file `f`).
 #[inline]
 pub fn files_mask(files: u8) -> u64 {
-    (0..8).filter(|f| files & (1 << f) != 0).fold(0, |acc, f| acc | FILE_A << f)
+    (0..8)
+        .filter(|f| files & (1 << f) != 0)
+        .fold(0, |acc, f| acc | FILE_A << f)
 }
 
 /// The squares a square value stands for: one square, a file (`e.`), a rank
 /// (`.4`) or the board (`..`); `None` for other values.
 #[inline]
 pub fn square_set(value: i32) -> Option<u64> {
-    (0..=lit::ALL_SQUARES).contains(&value).then(|| lit::square_mask(value))
+    (0..=lit::ALL_SQUARES)
+        .contains(&value)
+        .then(|| lit::square_mask(value))
 }
 
 /// The one square of a concrete square value (`a1`..`h8`), `None` for
@@ -59,7 +63,9 @@ pub fn column_files(value: i32) -> Option<u8> {
 #[inline]
 pub fn side_files(value: i32) -> Option<u8> {
     let i = value.checked_sub(lit::SIDE_BASE)?;
-    usize::try_from(i).ok().and_then(|i| SIDE_FILES.get(i).copied())
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| SIDE_FILES.get(i).copied())
 }
 
 /// The squares of a square-colour value (`lsqr`, `dsqr`, `?sqr`).
@@ -196,7 +202,12 @@ mod tests {
 
     #[test]
     fn sides_follow_the_document() {
-        let names = |files: u8| -> String { (0..8).filter(|f| files & 1 << f != 0).map(|f| (b'a' + f) as char).collect() };
+        let names = |files: u8| -> String {
+            (0..8)
+                .filter(|f| files & 1 << f != 0)
+                .map(|f| (b'a' + f) as char)
+                .collect()
+        };
         let got: Vec<String> = SIDE_FILES.iter().map(|&f| names(f)).collect();
         assert_eq!(got, ["efgh", "abcd", "de", "fgh", "abc"]);
         assert_eq!(side_files(lit::SIDE_BASE + 5), None);
@@ -210,7 +221,10 @@ mod tests {
         assert_eq!(seg("a2", "d5"), Some(set(&["a2", "b3", "c4", "d5"])));
         assert_eq!(seg("e1", "e3"), Some(set(&["e1", "e2", "e3"])));
         assert_eq!(seg("a2", "h2").map(u64::count_ones), Some(8));
-        assert_eq!(seg("g7", "b2"), Some(set(&["g7", "f6", "e5", "d4", "c3", "b2"])));
+        assert_eq!(
+            seg("g7", "b2"),
+            Some(set(&["g7", "f6", "e5", "d4", "c3", "b2"]))
+        );
         assert_eq!(seg("g7", "b1"), None);
         assert_eq!(seg("e4", "e4"), None);
         assert_eq!(line_segment(sq("e."), sq("e4")), None);

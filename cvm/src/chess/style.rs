@@ -66,7 +66,11 @@ pub struct StyleParam {
 }
 
 const fn sp(name: &'static str, flag: bool, default: i32) -> StyleParam {
-    StyleParam { name, flag, default }
+    StyleParam {
+        name,
+        flag,
+        default,
+    }
 }
 
 /// The style parameters, indexed by id. Weights are percentages (100 =
