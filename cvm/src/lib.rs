@@ -64,6 +64,7 @@
 pub mod asm;
 pub mod binary;
 pub mod builder;
+pub mod che;
 pub mod chess;
 pub mod gen;
 pub mod interp;

@@ -235,7 +235,7 @@ impl Expr {
         let child = match &kind {
             ExprKind::Index(_, e) | ExprKind::Unary(_, e) => e.depth,
             ExprKind::IncDec { target, .. } => target.depth,
-            ExprKind::Binary(_, a, b) | ExprKind::Assign(a, b) => a.depth.max(b.depth),
+            ExprKind::Binary(_, _, a, b) | ExprKind::Assign(a, b) => a.depth.max(b.depth),
             ExprKind::Call(_, args) => args
                 .iter()
                 .flat_map(|a| a.items.iter())
@@ -321,8 +321,8 @@ pub enum ExprKind {
     Call(Ident, Vec<Arg>),
     /// A unary operator.
     Unary(UnOp, Box<Expr>),
-    /// A binary operator.
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A binary operator, with the operator's own place.
+    Binary(BinOp, Span, Box<Expr>, Box<Expr>),
     /// `target := value`
     Assign(Box<Expr>, Box<Expr>),
     /// `++x`, `x++`, `--x`, `x--`.

@@ -542,11 +542,7 @@ impl Parser<'_, '_> {
             }
         }
         if !self.eat_kw(Kw::Begin) {
-            let r = self.unexpected("`begin`");
-            if !(starts_item(self.tok()) || self.at(&Tok::Eof)) {
-                return Err(r);
-            }
-            return Err(r);
+            return Err(self.unexpected("`begin`"));
         }
         let body = self.block(&[Kw::End]);
         let end = self.expect_kw(Kw::End)?;
@@ -679,12 +675,6 @@ impl Parser<'_, '_> {
             }
             _ => {
                 let e = self.expr()?;
-                if self.at(&Tok::Eq) && matches!(e.kind, ExprKind::Name(_) | ExprKind::Index(..)) {
-                    let span = self.span();
-                    return Err(self.error(
-                        Diagnostic::error(span, "`=` compares; assignment is written `:=`").label("use `:=` here"),
-                    ));
-                }
                 self.expect_semi()?;
                 StmtKind::Expr(e)
             }
@@ -839,12 +829,7 @@ impl Parser<'_, '_> {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
-            // Keep the operator's place for diagnostics of `/` and `%`.
-            if matches!(op, BinOp::Div | BinOp::Mod) {
-                lhs.span = span;
-                let _ = op_span;
-            }
+            lhs = Expr::new(ExprKind::Binary(op, op_span, Box::new(lhs), Box::new(rhs)), span);
             if lhs.depth > MAX_DEPTH {
                 return Err(self.error(
                     Diagnostic::error(span, "expression too complex")
