@@ -14,7 +14,10 @@
 //! * [`fen`], [`epd`], [`san`], [`uci_move`]: reading and writing positions and moves.
 //! * [`game`]: a position with its history, for threefold repetition and the game's outcome.
 //! * [`perft`]: move-path enumeration, the standard correctness test and speed benchmark.
+//! * [`host`], [`advice_json`]: the CVM host (board view, score history, style settings) and the
+//!   advice table as JSON.
 
+pub mod advice_json;
 pub mod attacks;
 pub mod bitboard;
 pub mod castling;
@@ -23,6 +26,7 @@ pub mod colour;
 pub mod epd;
 pub mod fen;
 pub mod game;
+pub mod host;
 pub mod make;
 pub mod movegen;
 pub mod movelist;
