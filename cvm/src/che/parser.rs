@@ -446,7 +446,21 @@ impl Parser<'_, '_> {
         self.bump();
         let mut vars = Vec::new();
         loop {
-            let name = self.ident("a variable name")?;
+            let name = match self.ident("a variable name") {
+                Ok(name) => name,
+                // A chess literal used as a name: reported; skip just it.
+                Err(r) if matches!(self.tok(), Tok::Chess(..)) => {
+                    self.bump();
+                    if self.eat(&Tok::Comma) {
+                        continue;
+                    }
+                    if self.eat(&Tok::Semi) {
+                        return Ok(vars);
+                    }
+                    return Err(r);
+                }
+                Err(r) => return Err(r),
+            };
             let init = if self.eat(&Tok::Assign) { Some(self.expr()?) } else { None };
             vars.push(VarDecl { name, init });
             if !self.eat(&Tok::Comma) {
