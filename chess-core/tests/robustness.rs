@@ -77,11 +77,21 @@ fn walk(pos: &Position, depth: u32, visited: &mut u64) {
 fn incremental_hash_matches_scratch_hash() {
     // Kiwipete (castling, en passant) and CPW position 4 (promotions, captured rooks).
     for (fen, depth) in [
-        ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
-        ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 4),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            3,
+        ),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            4,
+        ),
     ] {
         let mut visited = 0;
-        walk(&Position::from_fen(fen).expect("valid"), depth, &mut visited);
+        walk(
+            &Position::from_fen(fen).expect("valid"),
+            depth,
+            &mut visited,
+        );
         assert!(visited > 10_000);
     }
 }
