@@ -133,6 +133,13 @@ impl Diagnostic {
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut out = self.headline(sources);
         out.push('\n');
+        if self.span.is_none() {
+            for note in &self.notes {
+                out.push_str(&format!("  = {note}\n"));
+            }
+            out.push('\n');
+            return out;
+        }
         let severity = match self.severity {
             Severity::Error => cs::Severity::Error,
             Severity::Warning => cs::Severity::Warning,
@@ -158,7 +165,10 @@ impl Diagnostic {
             let text = String::from_utf8_lossy(&buffer);
             // The first line repeats the headline without its position.
             let body = text.split_once('\n').map_or("", |(_, rest)| rest);
-            out.push_str(body);
+            for line in body.lines() {
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
         } else {
             for note in &self.notes {
                 out.push_str(&format!("  = {note}\n"));

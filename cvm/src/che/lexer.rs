@@ -291,6 +291,7 @@ impl Lexer<'_> {
                         d = d.help("texts are quoted with `\"`");
                     }
                     self.diags.push(d);
+                    self.push(Tok::Bad, lo);
                     return;
                 }
             },

@@ -220,7 +220,7 @@ impl Parser<'_, '_> {
         }
         // Point just after the previous token, where the `;` belongs.
         let prev = self.prev_span();
-        let at = Span::new(prev.file, prev.hi as usize, prev.hi as usize + 1);
+        let at = Span::new(prev.file, prev.hi as usize, prev.hi as usize);
         let d = Diagnostic::error(at, format!("expected `;`, found {found}"))
             .label("`;` missing here")
             .secondary(self.span(), "the next statement or declaration starts here");
@@ -512,7 +512,19 @@ impl Parser<'_, '_> {
         if !self.at(&Tok::RParen) {
             loop {
                 let is_list = self.eat_kw(Kw::List);
-                let pname = self.ident("a parameter name")?;
+                let pname = match self.ident("a parameter name") {
+                    Ok(id) => id,
+                    // A chess literal as a name: reported; keep the
+                    // parameter so the routine's arity stays right.
+                    Err(_) if matches!(self.tok(), Tok::Chess(..)) => {
+                        let span = self.bump().span;
+                        Ident {
+                            name: self.ctx.sources.text(span).to_string(),
+                            span,
+                        }
+                    }
+                    Err(r) => return Err(r),
+                };
                 params.push(Param { name: pname, is_list });
                 if !self.eat(&Tok::Comma) {
                     break;
