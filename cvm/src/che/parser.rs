@@ -615,6 +615,25 @@ impl Parser<'_, '_> {
         out
     }
 
+    /// The condition of a compound statement that continues with `stop`
+    /// (`then`, `do`, `case`). After an error inside it, skips to `stop` so
+    /// that the statement's body, and its `end`, are still read in place.
+    fn head_expr(&mut self, stop: Kw) -> PResult<Expr> {
+        let start = self.span();
+        match self.expr() {
+            Ok(e) => Ok(e),
+            Err(r) => loop {
+                match self.tok() {
+                    Tok::Kw(k) if *k == stop => return Ok(Expr::error(start)),
+                    Tok::Semi | Tok::Eof | Tok::Kw(Kw::End) => return Err(r),
+                    _ => {
+                        self.bump();
+                    }
+                }
+            },
+        }
+    }
+
     fn end_of_block(&mut self) -> PResult<Span> {
         let span = self.expect_kw(Kw::End)?;
         self.eat(&Tok::Semi);
@@ -637,7 +656,7 @@ impl Parser<'_, '_> {
             Tok::Kw(Kw::Switch) => self.switch_stmt()?,
             Tok::Kw(Kw::While) => {
                 self.bump();
-                let cond = self.expr()?;
+                let cond = self.head_expr(Kw::Do)?;
                 self.expect_kw(Kw::Do)?;
                 let body = self.block(&[Kw::End]);
                 self.end_of_block()?;
@@ -655,7 +674,16 @@ impl Parser<'_, '_> {
                 self.bump();
                 let var = self.ident("the loop variable")?;
                 self.expect_kw(Kw::In)?;
-                let list = self.arg()?;
+                let list = match self.arg() {
+                    Ok(a) => a,
+                    Err(r) => {
+                        let e = self.head_expr(Kw::Do).map_err(|_| r)?;
+                        Arg {
+                            span: e.span,
+                            items: vec![e],
+                        }
+                    }
+                };
                 self.expect_kw(Kw::Do)?;
                 let body = self.block(&[Kw::End]);
                 self.end_of_block()?;
@@ -714,14 +742,14 @@ impl Parser<'_, '_> {
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let mut arms = Vec::new();
-        let cond = self.expr()?;
+        let cond = self.head_expr(Kw::Then)?;
         self.expect_kw(Kw::Then)?;
         let body = self.block(&[Kw::Elseif, Kw::Else, Kw::End]);
         arms.push((cond, body));
         let mut els = None;
         loop {
             if self.eat_kw(Kw::Elseif) {
-                let cond = self.expr()?;
+                let cond = self.head_expr(Kw::Then)?;
                 self.expect_kw(Kw::Then)?;
                 let body = self.block(&[Kw::Elseif, Kw::Else, Kw::End]);
                 arms.push((cond, body));
@@ -745,7 +773,7 @@ impl Parser<'_, '_> {
 
     fn switch_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let selector = self.expr()?;
+        let selector = self.head_expr(Kw::Case)?;
         let mut body = Vec::new();
         if self.enter().is_err() {
             return Err(Reported);
