@@ -4,8 +4,10 @@
 //! ...; see [`crate::chess::advise`]) write here; the engine reads the table
 //! before its search. The layout is `#[repr(C)]` and fixed-size so that JIT
 //! code can write it through a pointer and an embedder can read it without
-//! conversion. Every run of a program starts from an empty table
-//! ([`AdviceTable::clear`]).
+//! conversion. A new interpreter starts with an empty table; advice then
+//! accumulates until the embedder resets it (`Interpreter::reset`, which
+//! calls [`AdviceTable::clear`]), as an engine does before running the
+//! program on the next root position.
 //!
 //! All entries are in centipawns and accumulate: two advice calls naming the
 //! same entry add up. Additions saturate at the `i32` range instead of
