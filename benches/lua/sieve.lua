@@ -1,3 +1,4 @@
+-- Sieve of Eratosthenes over 8192 entries, 50 times (programs/sieve.asm); result 1028.
 local flags = {}
 local function sieve()
   for i = 0, 8191 do flags[i] = 1 end
@@ -13,6 +14,8 @@ local function sieve()
   for k = 2, 8191 do if flags[k] ~= 0 then count = count + 1 end end
   return count
 end
-local t = os.clock(); local r
-for _ = 1, 50 do r = sieve() end
-print(r, os.clock() - t)
+return function()
+  local r
+  for _ = 1, 50 do r = sieve() end
+  return r
+end

@@ -3,46 +3,34 @@
 ; Returns the sum of the copy's first and last elements (8191).
 .list src 8192
 .list dst 8192
+.entry main
 
-.func copy params 0 lists 2 locals 3 stack 3 proc
-.slots to from v j cur
+.func copy params 0 lists 2 locals 2 stack 1 proc
+.slots to from j cur
 L_loop:
     forx from cur L_end
-    stl v
-    ldl to
-    ldl j
-    ldl v
-    stx
+    stx.l to j
     incl j
     jmp L_loop
 L_end:
-    ldl to
-    ldl j
     push -1
-    stx
+    stx.l to j
     ret
 .end
 
-.func main params 0 lists 0 locals 2 stack 3 value
+.func main params 0 lists 0 locals 2 stack 2 value
 .slots i k
 L_fill:
     ldl i
-    jgei 8192 L_filled
-    ldl i
-    ldl i
-    ste src
+    ste.l src i
     incl i
-    jmp L_fill
-L_filled:
+    jlt.li i 8192 L_fill
 L_rep:
-    ldl k
-    jgei 200 L_done
     lref dst
     lref src
     call copy
     incl k
-    jmp L_rep
-L_done:
+    jlt.li k 200 L_rep
     push 0
     lde dst
     push 8191

@@ -1,78 +1,56 @@
 ; Sieve of Eratosthenes over an 8192-entry list, run 50 times.
 ; Returns the number of primes below 8192 (1028).
 .list flags 8192
+.entry main
 
-.func sieve params 0 lists 0 locals 3 stack 3 value
+.func sieve params 0 lists 0 locals 3 stack 2 value
 .slots i j count
-    push 0
-    stl i
 L_init:
-    ldl i
-    jgei 8192 L_init_done
-    ldl i
     push 1
-    ste flags
+    ste.l flags i
     incl i
-    jmp L_init
-L_init_done:
+    jlt.li i 8192 L_init
     push 2
     stl i
 L_outer:
+    lde.l flags i
+    jeq.i 0 L_next
     ldl i
-    ldl i
-    mul
-    jgei 8192 L_count
-    ldl i
-    lde flags
-    jeqi 0 L_next
-    ldl i
-    ldl i
-    mul
+    mul.l i
     stl j
+    jge.li j 8192 L_next
 L_inner:
-    ldl j
-    jgei 8192 L_next
-    ldl j
     push 0
-    ste flags
+    ste.l flags j
     ldl j
-    ldl i
-    add
+    add.l i
     stl j
-    jmp L_inner
+    jlt.li j 8192 L_inner
 L_next:
     incl i
-    jmp L_outer
-L_count:
-    push 0
-    stl count
+    ldl i
+    mul.l i
+    jlt.i 8192 L_outer
     push 2
     stl i
-L_c:
-    ldl i
-    jgei 8192 L_done
-    ldl i
-    lde flags
-    jeqi 0 L_skip
+L_count:
+    lde.l flags i
+    jeq.i 0 L_skip
     incl count
 L_skip:
     incl i
-    jmp L_c
-L_done:
+    jlt.li i 8192 L_count
     ldl count
     retv
 .end
 
-.func main params 0 lists 0 locals 2 stack 2 value
+.func main params 0 lists 0 locals 2 stack 1 value
 .slots k r
 L_rep:
-    ldl k
-    jgei 50 L_end
     call sieve
     stl r
     incl k
-    jmp L_rep
-L_end:
+    jlt.li k 50 L_rep
     ldl r
     retv
 .end

@@ -140,7 +140,9 @@ fn operand_text(module: &Module, f: &Function, kind: OperandKind, value: u32) ->
     let named = |name: Option<&String>| name.cloned().unwrap_or_else(|| value.to_string());
     match kind {
         OperandKind::Imm => (value as i32).to_string(),
-        OperandKind::Local => named(f.slot_names.get(value as usize)),
+        OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal => {
+            named(f.slot_names.get(value as usize))
+        }
         OperandKind::Global => named(module.globals.get(value as usize).map(|g| &g.name)),
         OperandKind::List => named(module.lists.get(value as usize).map(|g| &g.name)),
         OperandKind::Text => named(module.texts.get(value as usize).map(|g| &g.name)),
@@ -501,7 +503,7 @@ fn assemble_function(
                 OperandKind::Imm => parse_int(word)
                     .filter(|v| *v >= i64::from(i32::MIN) && *v <= i64::from(u32::MAX))
                     .map(|v| v as u32),
-                OperandKind::Local => {
+                OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal => {
                     index_of(&mut slot_names.iter().map(|s| s.as_str())).or_else(number)
                 }
                 OperandKind::Global => {

@@ -477,11 +477,9 @@ impl<'p> Interpreter<'p> {
         }
         self.regs[..args.len()].copy_from_slice(args);
         self.regs[args.len()..meta.slots as usize].fill(0);
-        self.frames.clear();
         self.fuel_used = 0;
         let fuel = self.limits.fuel.unwrap_or(u64::MAX);
         let result = self.execute(meta.entry as usize, fuel, host, output);
-        self.frames.clear();
         result.map_err(|(kind, pc)| RuntimeError::new(kind, self.origin[pc], module))
     }
 
@@ -507,7 +505,12 @@ impl<'p> Interpreter<'p> {
 
         let mut pc = start_pc;
         let mut bp: usize = 0;
-        let mut fp: *mut i32 = regs.as_mut_ptr();
+        let mut regs_len = regs.len();
+        let mut regs_base: *mut i32 = regs.as_mut_ptr();
+        let mut fp: *mut i32 = regs_base;
+        // Number of saved caller frames; `frames` is only ever grown, and
+        // its first `depth` entries are live.
+        let mut depth: usize = 0;
 
         let result = 'run: loop {
             macro_rules! r {
@@ -760,7 +763,7 @@ impl<'p> Interpreter<'p> {
                 }
                 Op::Call { func, base } => {
                     let at = pc - 1;
-                    if frames.len() + 1 >= max_depth {
+                    if depth + 1 >= max_depth {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
                     charge!(at);
@@ -768,46 +771,57 @@ impl<'p> Interpreter<'p> {
                     let meta = unsafe { *funcs.get_unchecked(func as usize) };
                     let new_bp = bp + base as usize;
                     let need = new_bp + meta.frame as usize;
-                    if need > regs.len() {
-                        let grown = need.max(regs.len() * 2);
-                        regs.resize(grown, 0);
-                        fp = regs[new_bp..].as_mut_ptr();
-                    } else {
-                        // SAFETY: `new_bp + frame <= regs.len()`.
-                        fp = unsafe { regs.as_mut_ptr().add(new_bp) };
+                    if need > regs_len {
+                        regs.resize(need.max(regs_len * 2), 0);
+                        regs_len = regs.len();
+                        regs_base = regs.as_mut_ptr();
                     }
+                    // SAFETY: `new_bp + frame <= regs_len`.
+                    fp = unsafe { regs_base.add(new_bp) };
                     for i in meta.arity..meta.slots {
                         set!(i, 0);
                     }
-                    frames.push(Frame {
-                        ret_pc: pc as u32,
-                        bp: bp as u32,
-                    });
+                    if depth == frames.len() {
+                        let grown = (frames.len() * 2).max(64);
+                        frames.resize(grown, Frame { ret_pc: 0, bp: 0 });
+                    }
+                    // SAFETY: `depth < frames.len()`, ensured just above.
+                    unsafe {
+                        *frames.get_unchecked_mut(depth) = Frame {
+                            ret_pc: pc as u32,
+                            bp: bp as u32,
+                        };
+                    }
+                    depth += 1;
                     bp = new_bp;
                     pc = meta.entry as usize;
                 }
-                Op::Ret => match frames.pop() {
-                    None => break 'run Ok(Completion::Returned(None)),
-                    Some(f) => {
-                        pc = f.ret_pc as usize;
-                        bp = f.bp as usize;
-                        // SAFETY: the caller's frame lies below the callee's.
-                        fp = unsafe { regs.as_mut_ptr().add(bp) };
+                Op::Ret => {
+                    if depth == 0 {
+                        break 'run Ok(Completion::Returned(None));
                     }
-                },
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
+                    pc = f.ret_pc as usize;
+                    bp = f.bp as usize;
+                    // SAFETY: the caller's frame lies below the callee's.
+                    fp = unsafe { regs_base.add(bp) };
+                }
                 Op::RetV { src } => {
                     let v = r!(src);
-                    match frames.pop() {
-                        None => break 'run Ok(Completion::Returned(Some(v))),
-                        Some(f) => {
-                            // The callee's slot 0 is the caller's result slot.
-                            set!(0u16, v);
-                            pc = f.ret_pc as usize;
-                            bp = f.bp as usize;
-                            // SAFETY: the caller's frame lies below the callee's.
-                            fp = unsafe { regs.as_mut_ptr().add(bp) };
-                        }
+                    if depth == 0 {
+                        break 'run Ok(Completion::Returned(Some(v)));
                     }
+                    // The callee's slot 0 is the caller's result slot.
+                    set!(0u16, v);
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
+                    pc = f.ret_pc as usize;
+                    bp = f.bp as usize;
+                    // SAFETY: the caller's frame lies below the callee's.
+                    fp = unsafe { regs_base.add(bp) };
                 }
                 Op::Intr { id, base } => {
                     let info = &INTRINSICS[id as usize];
@@ -870,6 +884,28 @@ pub(crate) fn check_call_args(
         }
     }
     Ok(())
+}
+
+/// A load from a module list: the compact op when the list number fits 16
+/// bits, the wide one otherwise.
+fn lde(list: u32, dst: Reg, idx: Reg, add_aux: &mut dyn FnMut(u32, u32, u32) -> u32) -> Op {
+    match u16::try_from(list) {
+        Ok(list) => Op::LdE { dst, idx, list },
+        Err(_) => Op::LdEW {
+            dst,
+            aux: add_aux(list, u32::from(idx), 0),
+        },
+    }
+}
+
+/// A store into a module list (see [`lde`]).
+fn ste(list: u32, idx: Reg, val: Reg, add_aux: &mut dyn FnMut(u32, u32, u32) -> u32) -> Op {
+    match u16::try_from(list) {
+        Ok(list) => Op::StE { idx, val, list },
+        Err(_) => Op::StEW {
+            aux: add_aux(list, u32::from(idx), u32::from(val)),
+        },
+    }
 }
 
 /// The register form of a whole program.
@@ -966,27 +1002,77 @@ fn translate(program: &Program) -> Translation {
                     dst: push,
                     list: ops[0],
                 },
-                Opcode::Lde => match u16::try_from(ops[0]) {
-                    Ok(list) => Op::LdE {
-                        dst: st(1),
-                        idx: st(1),
-                        list,
-                    },
-                    Err(_) => Op::LdEW {
-                        dst: st(1),
-                        aux: add_aux(ops[0], u32::from(st(1)), 0),
-                    },
+                Opcode::Lde => lde(ops[0], st(1), st(1), &mut add_aux),
+                Opcode::LdeL => lde(ops[0], push, ops[1] as Reg, &mut add_aux),
+                Opcode::Ste => ste(ops[0], st(2), st(1), &mut add_aux),
+                Opcode::SteL => ste(ops[0], ops[1] as Reg, st(1), &mut add_aux),
+                Opcode::LdxL => Op::LdX {
+                    dst: push,
+                    lst: ops[0] as Reg,
+                    idx: ops[1] as Reg,
                 },
-                Opcode::Ste => match u16::try_from(ops[0]) {
-                    Ok(list) => Op::StE {
-                        idx: st(2),
-                        val: st(1),
-                        list,
-                    },
-                    Err(_) => Op::StEW {
-                        aux: add_aux(ops[0], u32::from(st(2)), u32::from(st(1))),
-                    },
+                Opcode::StxL => Op::StX {
+                    lst: ops[0] as Reg,
+                    idx: ops[1] as Reg,
+                    val: st(1),
                 },
+                Opcode::AddL => Op::Add {
+                    dst: st(1),
+                    a: st(1),
+                    b: ops[0] as Reg,
+                },
+                Opcode::SubL => Op::Sub {
+                    dst: st(1),
+                    a: st(1),
+                    b: ops[0] as Reg,
+                },
+                Opcode::MulL => Op::Mul {
+                    dst: st(1),
+                    a: st(1),
+                    b: ops[0] as Reg,
+                },
+                Opcode::JEqLI => two(
+                    Op::JEqI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::JNeLI => two(
+                    Op::JNeI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::JLtLI => two(
+                    Op::JLtI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::JLeLI => two(
+                    Op::JLeI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::JGtLI => two(
+                    Op::JGtI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::JGeLI => two(
+                    Op::JGeI {
+                        a: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
                 Opcode::Ldx => Op::LdX {
                     dst: st(2),
                     lst: st(2),
@@ -1192,7 +1278,11 @@ fn op_count(opcode: Opcode, depth: Option<u32>) -> u32 {
     use Opcode::*;
     match (depth, opcode) {
         (None, _) | (_, Nop | Pop) => 0,
-        (_, JEq | JNe | JLt | JLe | JGt | JGe | JEqI | JNeI | JLtI | JLeI | JGtI | JGeI) => 2,
+        (
+            _,
+            JEq | JNe | JLt | JLe | JGt | JGe | JEqI | JNeI | JLtI | JLeI | JGtI | JGeI | JEqLI
+            | JNeLI | JLtLI | JLeLI | JGtLI | JGeLI,
+        ) => 2,
         _ => 1,
     }
 }

@@ -24,9 +24,13 @@ use std::fmt;
 pub enum OperandKind {
     /// A signed 32-bit immediate value.
     Imm,
-    /// A frame slot of the current function: parameters first (value
-    /// parameters, then list parameters), then the function's locals.
+    /// A frame slot of the current function, of either type: parameters
+    /// first (value parameters, then list parameters), then the locals.
     Local,
+    /// A frame slot that must hold an int (a value parameter or a local).
+    IntLocal,
+    /// A frame slot that must hold a list reference (a list parameter).
+    ListLocal,
     /// An index into the module's global variables.
     Global,
     /// An index into the module's lists (data segment).
@@ -43,11 +47,21 @@ pub enum OperandKind {
 }
 
 impl OperandKind {
+    /// True for the frame-slot kinds.
+    pub fn is_slot(self) -> bool {
+        matches!(
+            self,
+            OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal
+        )
+    }
+
     /// The name used for this kind in listings and documentation.
     pub fn name(self) -> &'static str {
         match self {
             OperandKind::Imm => "imm",
             OperandKind::Local => "local",
+            OperandKind::IntLocal => "int local",
+            OperandKind::ListLocal => "list local",
             OperandKind::Global => "global",
             OperandKind::List => "list",
             OperandKind::Text => "text",
@@ -267,15 +281,15 @@ isa_table! {
         "Exchanges the two top values.";
     Ldl = 0x10, "ldl", [Local], Effect::LoadLocal, Next, [],
         "Pushes the value of a frame slot (a list parameter pushes its list reference).";
-    Stl = 0x11, "stl", [Local], Effect::Fixed(&[I], &[]), Next, [],
+    Stl = 0x11, "stl", [IntLocal], Effect::Fixed(&[I], &[]), Next, [],
         "Pops an int into an int frame slot.";
     Ldg = 0x12, "ldg", [Global], Effect::Fixed(&[], &[I]), Next, [],
         "Pushes the value of a global.";
     Stg = 0x13, "stg", [Global], Effect::Fixed(&[I], &[]), Next, [],
         "Pops an int into a global.";
-    Incl = 0x14, "incl", [Local], Effect::Fixed(&[], &[]), Next, [],
+    Incl = 0x14, "incl", [IntLocal], Effect::Fixed(&[], &[]), Next, [],
         "Adds 1 to an int frame slot (wrapping).";
-    Decl = 0x15, "decl", [Local], Effect::Fixed(&[], &[]), Next, [],
+    Decl = 0x15, "decl", [IntLocal], Effect::Fixed(&[], &[]), Next, [],
         "Subtracts 1 from an int frame slot (wrapping).";
     Incg = 0x16, "incg", [Global], Effect::Fixed(&[], &[]), Next, [],
         "Adds 1 to a global (wrapping).";
@@ -291,9 +305,9 @@ isa_table! {
         "Pops an index and a list reference and pushes that element.";
     Stx = 0x24, "stx", [], Effect::Fixed(&[L, I, I], &[]), Next, [ListBounds],
         "Pops a value, an index and a list reference and stores the value into that element.";
-    Forl = 0x25, "forl", [List, Local, Target], Effect::ForStep, Branch, [],
+    Forl = 0x25, "forl", [List, IntLocal, Target], Effect::ForStep, Branch, [],
         "For-in step over a module list, using an int frame slot as cursor: if the element at the cursor exists and is not -1, pushes it and advances the cursor, otherwise jumps.";
-    Forx = 0x26, "forx", [Local, Local, Target], Effect::ForStep, Branch, [],
+    Forx = 0x26, "forx", [ListLocal, IntLocal, Target], Effect::ForStep, Branch, [],
         "For-in step over the list referenced by a list parameter (first operand), cursor in an int frame slot (second operand); as forl.";
     Add = 0x30, "add", [], Effect::Fixed(&[I, I], &[I]), Next, [],
         "a b -> a+b, wrapping.";
@@ -349,10 +363,24 @@ isa_table! {
         "Pops a value and writes it to the output as one line.";
     TextOut = 0x71, "textout", [Text], Effect::Fixed(&[], &[]), Next, [],
         "Writes a module text to the output as one line.";
-    AddI = 0x80, "addi", [Imm], Effect::Fixed(&[I], &[I]), Next, [],
-        "a -> a+imm, wrapping.";
+    AddI = 0x80, "add.i", [Imm], Effect::Fixed(&[I], &[I]), Next, [],
+        "a -> a+imm, wrapping (push imm; add).";
+    AddL = 0x81, "add.l", [IntLocal], Effect::Fixed(&[I], &[I]), Next, [],
+        "a -> a+local, wrapping (ldl s; add).";
+    SubL = 0x82, "sub.l", [IntLocal], Effect::Fixed(&[I], &[I]), Next, [],
+        "a -> a-local, wrapping (ldl s; sub).";
+    MulL = 0x83, "mul.l", [IntLocal], Effect::Fixed(&[I], &[I]), Next, [],
+        "a -> a*local, wrapping (ldl s; mul).";
+    LdeL = 0x88, "lde.l", [List, IntLocal], Effect::Fixed(&[], &[I]), Next, [ListBounds],
+        "Pushes the element of a module list at the index held by an int local (ldl s; lde l).";
+    SteL = 0x89, "ste.l", [List, IntLocal], Effect::Fixed(&[I], &[]), Next, [ListBounds],
+        "Pops a value into the element of a module list at the index held by an int local.";
+    LdxL = 0x8A, "ldx.l", [ListLocal, IntLocal], Effect::Fixed(&[], &[I]), Next, [ListBounds],
+        "Pushes the element of a list parameter at the index held by an int local (ldl p; ldl s; ldx).";
+    StxL = 0x8B, "stx.l", [ListLocal, IntLocal], Effect::Fixed(&[I], &[]), Next, [ListBounds],
+        "Pops a value into the element of a list parameter at the index held by an int local.";
     JEq = 0x90, "jeq", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],
-        "Pops b and a and jumps if a = b.";
+        "Pops b and a and jumps if a = b (eq; jnz).";
     JNe = 0x91, "jne", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],
         "Pops b and a and jumps if a <> b.";
     JLt = 0x92, "jlt", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],
@@ -363,18 +391,30 @@ isa_table! {
         "Pops b and a and jumps if a > b.";
     JGe = 0x95, "jge", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],
         "Pops b and a and jumps if a >= b.";
-    JEqI = 0x98, "jeqi", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
-        "Pops a and jumps if a = imm.";
-    JNeI = 0x99, "jnei", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+    JEqI = 0x98, "jeq.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+        "Pops a and jumps if a = imm (push imm; eq; jnz).";
+    JNeI = 0x99, "jne.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
         "Pops a and jumps if a <> imm.";
-    JLtI = 0x9A, "jlti", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+    JLtI = 0x9A, "jlt.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
         "Pops a and jumps if a < imm.";
-    JLeI = 0x9B, "jlei", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+    JLeI = 0x9B, "jle.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
         "Pops a and jumps if a <= imm.";
-    JGtI = 0x9C, "jgti", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+    JGtI = 0x9C, "jgt.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
         "Pops a and jumps if a > imm.";
-    JGeI = 0x9D, "jgei", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
+    JGeI = 0x9D, "jge.i", [Imm, Target], Effect::Fixed(&[I], &[]), Branch, [Fuel],
         "Pops a and jumps if a >= imm.";
+    JEqLI = 0xA0, "jeq.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local = imm (ldl s; push imm; eq; jnz).";
+    JNeLI = 0xA1, "jne.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local <> imm.";
+    JLtLI = 0xA2, "jlt.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local < imm.";
+    JLeLI = 0xA3, "jle.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local <= imm.";
+    JGtLI = 0xA4, "jgt.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local > imm.";
+    JGeLI = 0xA5, "jge.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Jumps if the int local >= imm.";
 }
 
 impl Opcode {
@@ -401,6 +441,68 @@ impl fmt::Display for Opcode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.mnemonic())
     }
+}
+
+/// The opcode reference of `docs/cvm.md`, generated from the table: one
+/// row per opcode with its encoding, operands, stack effect, runtime errors
+/// and description.
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "| opcode | mnemonic | operands | bytes | stack (before -> after) | errors | description |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    let tys = |t: &[Ty]| {
+        if t.is_empty() {
+            "-".to_string()
+        } else {
+            t.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    for info in OPCODES {
+        let operands = if info.operands.is_empty() {
+            "-".to_string()
+        } else {
+            info.operands
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let effect = match info.effect {
+            Effect::Fixed(pops, pushes) => format!("{} -> {}", tys(pops), tys(pushes)),
+            Effect::LoadLocal => "- -> slot's type".to_string(),
+            Effect::PopAny => "any -> -".to_string(),
+            Effect::DupAny => "a -> a a".to_string(),
+            Effect::SwapAny => "a b -> b a".to_string(),
+            Effect::Call => "args -> (int if function)".to_string(),
+            Effect::Intrinsic => "args -> (int if it returns)".to_string(),
+            Effect::Case => "int -> int (fall through) / - (jump)".to_string(),
+            Effect::ForStep => "- -> int (fall through) / - (jump)".to_string(),
+        };
+        let errors = if info.raises.is_empty() {
+            "-".to_string()
+        } else {
+            info.raises
+                .iter()
+                .map(|r| r.describe())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        out.push_str(&format!(
+            "| 0x{:02X} | `{}` | {} | {} | {} | {} | {} |\n",
+            info.opcode as u32,
+            info.mnemonic,
+            operands,
+            info.size() * 4,
+            effect,
+            errors,
+            info.doc
+        ));
+    }
+    out
 }
 
 /// The largest number of operand words any opcode takes.

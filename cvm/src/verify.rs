@@ -387,17 +387,6 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         // fall-through state.
         let mut jump_state: Option<u32> = None;
         let slot_ty = |slot: u32| f.slot_type(slot).unwrap_or(Ty::Int);
-        let need_int_slot = |slot: u32| -> Result<(), CodeError> {
-            let found = slot_ty(slot);
-            if found != Ty::Int {
-                return Err(CodeError::SlotType {
-                    slot,
-                    expected: Ty::Int,
-                    found,
-                });
-            }
-            Ok(())
-        };
         let step = (|| -> Result<(), CodeError> {
             match op.effect {
                 Effect::Fixed(pops, pushes) => {
@@ -480,23 +469,21 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
                     stack = states.push(stack, Ty::Int);
                 }
             }
-            // Slot-type rules of individual opcodes.
-            use crate::isa::Opcode::*;
-            match instr.opcode {
-                Stl | Incl | Decl => need_int_slot(instr.operands[0])?,
-                Forl => need_int_slot(instr.operands[1])?,
-                Forx => {
-                    let found = slot_ty(instr.operands[0]);
-                    if found != Ty::List {
-                        return Err(CodeError::SlotType {
-                            slot: instr.operands[0],
-                            expected: Ty::List,
-                            found,
-                        });
-                    }
-                    need_int_slot(instr.operands[1])?;
+            // Frame-slot operands whose type the table fixes.
+            for (kind, &slot) in op.operands.iter().zip(&instr.operands) {
+                let expected = match kind {
+                    OperandKind::IntLocal => Ty::Int,
+                    OperandKind::ListLocal => Ty::List,
+                    _ => continue,
+                };
+                let found = slot_ty(slot);
+                if found != expected {
+                    return Err(CodeError::SlotType {
+                        slot,
+                        expected,
+                        found,
+                    });
                 }
-                _ => {}
             }
             Ok(())
         })();
@@ -576,7 +563,9 @@ fn check_operands(module: &Module, frame_slots: u32, instr: &Instr) -> Result<()
     for (kind, &value) in instr.opcode.info().operands.iter().zip(&instr.operands) {
         let limit = match kind {
             OperandKind::Imm | OperandKind::Target => continue,
-            OperandKind::Local => frame_slots as usize,
+            OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal => {
+                frame_slots as usize
+            }
             OperandKind::Global => module.globals.len(),
             OperandKind::List => module.lists.len(),
             OperandKind::Text => module.texts.len(),

@@ -5,7 +5,7 @@
 .func down params 1 lists 0 locals 2 stack 3 value
 .slots n x y
     ldl n
-    jgti 0 L_rec
+    jgt.i 0 L_rec
     push 0
     retv
 L_rec:

@@ -6,7 +6,7 @@
 L_loop:
     incl i
     ldl i
-    jlti 5 L_loop
+    jlt.i 5 L_loop
     ldl i
     retv
 .end

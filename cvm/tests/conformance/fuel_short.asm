@@ -11,7 +11,7 @@
     pop
 L_loop:
     ldl i
-    jgei 10 L_done
+    jge.i 10 L_done
     incl i
 L_back:
     jmp L_loop

@@ -9,41 +9,41 @@
 ;! result 0
 .func main params 0 lists 0 locals 0 stack 1 value
     push 5
-    jeqi 5 L1
+    jeq.i 5 L1
     jmp L_bad
 L1:
     push 1
     write
     push 5
-    jnei 5 L_bad
+    jne.i 5 L_bad
     push 2
     write
     push 4
-    jlti 5 L2
+    jlt.i 5 L2
     jmp L_bad
 L2:
     push 3
     write
     push 5
-    jlei 5 L3
+    jle.i 5 L3
     jmp L_bad
 L3:
     push 4
     write
     push 6
-    jgti 5 L4
+    jgt.i 5 L4
     jmp L_bad
 L4:
     push 5
     write
     push 5
-    jgei 5 L5
+    jge.i 5 L5
     jmp L_bad
 L5:
     push 6
     write
     push 2147483647
-    addi 1
+    add.i 1
     write
     push 0
     retv

@@ -63,7 +63,7 @@ L_g:
     write
 L_loop:
     ldl i
-    jgei 10 L_done
+    jge.i 10 L_done
     incl i
     ldl acc
     ldl i

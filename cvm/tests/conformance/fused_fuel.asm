@@ -1,0 +1,12 @@
+; A backward jl*.li charges fuel when taken: 4 iterations need 3 units... plus one.
+;! fuel 3
+;! error out-of-fuel at main:L_back
+.func main params 0 lists 0 locals 1 stack 1 value
+.slots i
+L_loop:
+    incl i
+L_back:
+    jlt.li i 5 L_loop
+    ldl i
+    retv
+.end
