@@ -254,7 +254,7 @@ impl Checker<'_> {
         let mut best: Option<(usize, String)> = None;
         let mut consider = |name: &str| {
             let dist = distance(&id.name, name);
-            let limit = (id.name.chars().count() / 3).max(1);
+            let limit = id.name.chars().count() / 3;
             if dist <= limit && best.as_ref().is_none_or(|(b, _)| dist < *b) {
                 best = Some((dist, name.to_string()));
             }
