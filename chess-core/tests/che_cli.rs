@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn che(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_che")).args(args).output().expect("runs che")
+    Command::new(env!("CARGO_BIN_EXE_che"))
+        .args(args)
+        .output()
+        .expect("runs che")
 }
 
 fn dir(name: &str) -> PathBuf {
@@ -46,19 +49,32 @@ fn run_prints_values_and_texts() {
     let f = write(&d, "p.che", PROGRAM);
     let o = che(&["run", &f]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "42 0x0000002A\n-1 0xFFFFFFFF\nHello, Che\n1 0x00000001\n");
+    assert_eq!(
+        stdout(&o),
+        "42 0x0000002A\n-1 0xFFFFFFFF\nHello, Che\n1 0x00000001\n"
+    );
 }
 
 #[test]
 fn compile_errors_exit_1_with_position_and_caret() {
     let d = dir("err");
-    let f = write(&d, "bad.che", "procedure main()\nbegin\n  write nothing;\nend;\n");
+    let f = write(
+        &d,
+        "bad.che",
+        "procedure main()\nbegin\n  write nothing;\nend;\n",
+    );
     let o = che(&["run", &f]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     let first = err.lines().next().unwrap();
-    assert_eq!(first, format!("{f}:3:9: error: cannot find `nothing` in this scope"));
-    assert!(err.contains("3 |   write nothing;\n  |         ^^^^^^^ not declared"), "{err}");
+    assert_eq!(
+        first,
+        format!("{f}:3:9: error: cannot find `nothing` in this scope")
+    );
+    assert!(
+        err.contains("3 |   write nothing;\n  |         ^^^^^^^ not declared"),
+        "{err}"
+    );
     let o = che(&["compile", &f]);
     assert_eq!(o.status.code(), Some(1));
 }
@@ -66,19 +82,33 @@ fn compile_errors_exit_1_with_position_and_caret() {
 #[test]
 fn runtime_errors_exit_2_with_position_and_caret() {
     let d = dir("rt");
-    let f = write(&d, "div.che", "list l[2];\nprocedure main()\nvar i;\nbegin\n  write 7;\n  write l[i - 1];\nend;\n");
+    let f = write(
+        &d,
+        "div.che",
+        "list l[2];\nprocedure main()\nvar i;\nbegin\n  write 7;\n  write l[i - 1];\nend;\n",
+    );
     let o = che(&["run", &f]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o), "7 0x00000007\n");
     let err = stderr(&o);
-    assert!(err.starts_with(&format!("{f}:6:9: error: list index -1 out of bounds")), "{err}");
-    assert!(err.contains("6 |   write l[i - 1];\n  |         ^"), "{err}");
+    assert!(
+        err.starts_with(&format!("{f}:6:9: error: list index -1 out of bounds")),
+        "{err}"
+    );
+    assert!(
+        err.contains("6 |   write l[i - 1];\n  |         ^"),
+        "{err}"
+    );
 }
 
 #[test]
 fn fuel_bounds_a_run() {
     let d = dir("fuel");
-    let f = write(&d, "loop.che", "procedure main() begin while 1 do end; end;");
+    let f = write(
+        &d,
+        "loop.che",
+        "procedure main() begin while 1 do end; end;",
+    );
     let o = che(&["run", &f, "--fuel", "1000"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("out of fuel"), "{}", stderr(&o));
@@ -96,13 +126,25 @@ fn compile_asm_assemble_round_trip() {
     let o = che(&["asm", cmp.to_str().unwrap(), "-o", asm.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let cmp2 = d.join("p2.cmp");
-    let o = che(&["assemble", asm.to_str().unwrap(), "-o", cmp2.to_str().unwrap()]);
+    let o = che(&[
+        "assemble",
+        asm.to_str().unwrap(),
+        "-o",
+        cmp2.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(&cmp).unwrap(), std::fs::read(&cmp2).unwrap());
     let o = che(&["run", cmp2.to_str().unwrap()]);
-    assert_eq!(stdout(&o), "42 0x0000002A\n-1 0xFFFFFFFF\nHello, Che\n1 0x00000001\n");
+    assert_eq!(
+        stdout(&o),
+        "42 0x0000002A\n-1 0xFFFFFFFF\nHello, Che\n1 0x00000001\n"
+    );
     let o = che(&["asm", &f]);
-    assert!(stdout(&o).contains(".text hello \"Hello, Che\""), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(".text hello \"Hello, Che\""),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -110,7 +152,11 @@ fn include_dirs_are_searched() {
     let d = dir("inc");
     let lib = dir("inc-lib");
     write(&lib, "mylib.che", "const ANSWER := 42;");
-    let f = write(&d, "main.che", "include mylib.che\nprocedure main() begin write ANSWER; end;");
+    let f = write(
+        &d,
+        "main.che",
+        "include mylib.che\nprocedure main() begin write ANSWER; end;",
+    );
     let o = che(&["run", &f]);
     assert_eq!(o.status.code(), Some(1));
     let o = che(&["run", &f, "-I", lib.to_str().unwrap()]);
@@ -119,7 +165,10 @@ fn include_dirs_are_searched() {
 
 #[test]
 fn the_example_program_runs_on_a_position() {
-    let main = concat!(env!("CARGO_MANIFEST_DIR"), "/../cvm/che/examples/shanny.che");
+    let main = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cvm/che/examples/shanny.che"
+    );
     let colle = "r1bqkb1r/pp3ppp/2n1pn2/2pp4/3P4/2PBPN2/PP3PPP/RNBQK2R w KQkq - 0 6";
     let o = che(&["run", main, "--fen", colle]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -132,7 +181,10 @@ fn the_example_program_runs_on_a_position() {
 
 #[test]
 fn advice_prints_the_table_as_json() {
-    let main = concat!(env!("CARGO_MANIFEST_DIR"), "/../cvm/che/examples/shanny.che");
+    let main = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cvm/che/examples/shanny.che"
+    );
     let o = che(&["advice", main]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");

@@ -5,9 +5,9 @@
 //! diagnostics of chess calls (`tests/che/diag_chess/`). Expected values
 //! come from the document and from the positions, worked out by hand.
 
+use cvm::che::{compile_str, compile_with, examples, CompileOptions, MemLoader};
 use cvm::chess::board::{kind, BoardView, BLACK, WHITE};
 use cvm::chess::lit::parse_square;
-use cvm::che::{compile_str, compile_with, examples, CompileOptions, MemLoader};
 use cvm::{CollectOutput, Host, Interpreter, Limits, Program, RuntimeError, TrapKind};
 use std::path::Path;
 
@@ -60,11 +60,18 @@ struct Run {
 
 fn run_on(src: &str, placement: &str, fuel: Option<u64>) -> Result<Run, RuntimeError> {
     let c = compile_str("chess.che", src, &CompileOptions::default());
-    let module = c.module.clone().unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
+    let module = c
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
     run_module(module, placement, fuel)
 }
 
-fn run_module(module: cvm::Module, placement: &str, fuel: Option<u64>) -> Result<Run, RuntimeError> {
+fn run_module(
+    module: cvm::Module,
+    placement: &str,
+    fuel: Option<u64>,
+) -> Result<Run, RuntimeError> {
     let program = Program::new(module).expect("verifies");
     let mut vm = Interpreter::new(&program);
     vm.set_limits(Limits {
@@ -74,7 +81,10 @@ fn run_module(module: cvm::Module, placement: &str, fuel: Option<u64>) -> Result
     let mut out = CollectOutput::default();
     vm.run_entry(&mut board(placement), &mut out)?;
     let lines: Vec<String> = out.lines.iter().map(|l| l.to_string()).collect();
-    let values = lines.iter().filter_map(|l| l.split(' ').next()?.parse().ok()).collect();
+    let values = lines
+        .iter()
+        .filter_map(|l| l.split(' ').next()?.parse().ok())
+        .collect();
     Ok(Run {
         lines,
         values,
@@ -83,7 +93,9 @@ fn run_module(module: cvm::Module, placement: &str, fuel: Option<u64>) -> Result
 }
 
 fn values(src: &str) -> Vec<i32> {
-    run_on(src, START, None).unwrap_or_else(|e| panic!("{e}")).values
+    run_on(src, START, None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .values
 }
 
 #[test]
@@ -118,7 +130,10 @@ end;
 end;";
     let c = compile_str("prv.che", as_written, &CompileOptions::default());
     let errs: Vec<String> = c.errors().map(|d| d.headline(&c.sources)).collect();
-    assert_eq!(errs, vec!["prv.che:6:41: error: expected `)`, found keyword `do`"]);
+    assert_eq!(
+        errs,
+        vec!["prv.che:6:41: error: expected `)`, found keyword `do`"]
+    );
     let fixed = as_written.replace("while ((sqr", "while (sqr");
     let v = values(&fixed);
     assert_eq!(v.len(), 63);
@@ -137,7 +152,9 @@ sqr:=a1;
 while sqr:=NxtSqr(sqr)<> CHE_INVSQR do
 end;
 end;";
-    let err = run_on(src, START, Some(10_000)).err().expect("runs out of fuel");
+    let err = run_on(src, START, Some(10_000))
+        .err()
+        .expect("runs out of fuel");
     assert_eq!(err.kind, TrapKind::OutOfFuel);
 }
 
@@ -212,8 +229,16 @@ end;";
     let phase = |placement: &str| run_on(src, placement, None).unwrap().values;
     assert_eq!(phase(START), vec![0, 0], "MIDGAME");
     assert_eq!(phase("4k3/8/8/8/8/8/4P3/4K3"), vec![3, 1], "PAWNENDGAME");
-    assert_eq!(phase("4k3/r7/8/8/8/8/4P3/4K2R"), vec![2, 0], "LATEENDGAME: two rooks");
-    assert_eq!(phase("3nk3/r7/8/8/8/8/4P3/3BK2R"), vec![1, 0], "ENDGAME: four officers, no queen");
+    assert_eq!(
+        phase("4k3/r7/8/8/8/8/4P3/4K2R"),
+        vec![2, 0],
+        "LATEENDGAME: two rooks"
+    );
+    assert_eq!(
+        phase("3nk3/r7/8/8/8/8/4P3/3BK2R"),
+        vec![1, 0],
+        "ENDGAME: four officers, no queen"
+    );
 }
 
 #[test]
@@ -239,7 +264,11 @@ end;";
 const COLLE: &str = "r1bqkb1r/pp3ppp/2n1pn2/2pp4/3P4/2PBPN2/PP3PPP/RNBQK2R";
 
 fn compile_example() -> cvm::Module {
-    let c = compile_with(&examples::loader(), Path::new(examples::MAIN), &CompileOptions::default());
+    let c = compile_with(
+        &examples::loader(),
+        Path::new(examples::MAIN),
+        &CompileOptions::default(),
+    );
     assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
     c.module.unwrap()
 }
@@ -254,7 +283,10 @@ fn example_program_detects_the_colle_system() {
     }
     assert_eq!(bishop[sq("c2") as usize], 0);
     let queen = &r.advice.square_bonus[WHITE][kind::QUEEN];
-    assert_eq!((queen[sq("c2") as usize], queen[sq("e2") as usize]), (20, 20));
+    assert_eq!(
+        (queen[sq("c2") as usize], queen[sq("e2") as usize]),
+        (20, 20)
+    );
 }
 
 #[test]
@@ -264,9 +296,16 @@ fn example_program_gives_opening_advice_only_in_the_opening() {
     let white = &r.advice.move_bonus[WHITE];
     assert_eq!(white[sq("e2") as usize][sq("e4") as usize], 20);
     assert_eq!(white[sq("d2") as usize][sq("d4") as usize], 20);
-    assert_eq!(white[sq("d1") as usize][sq("d3") as usize], -20, "SetMvs(w,-20,d1..)");
+    assert_eq!(
+        white[sq("d1") as usize][sq("d3") as usize],
+        -20,
+        "SetMvs(w,-20,d1..)"
+    );
     let colle = run_module(compile_example(), COLLE, None).unwrap();
-    assert_eq!(colle.advice.move_bonus[WHITE][sq("e2") as usize][sq("e4") as usize], 0);
+    assert_eq!(
+        colle.advice.move_bonus[WHITE][sq("e2") as usize][sq("e4") as usize],
+        0
+    );
 }
 
 #[test]
@@ -280,21 +319,37 @@ fn example_program_puts_rooks_behind_passed_pawns() {
             assert_eq!(rook[sq(s) as usize], 30, "rook on {s}");
         }
         assert_eq!(rook[sq("e7") as usize], 0);
-        assert_eq!(r.advice.square_bonus[colour][kind::KING][sq("d4") as usize], 20);
+        assert_eq!(
+            r.advice.square_bonus[colour][kind::KING][sq("d4") as usize],
+            20
+        );
     }
     // A black passed pawn on c3 adds GetUpSqrs(c3) = c3..c8, 6 squares.
     let r = run_module(compile_example(), "4k3/8/4P3/8/8/2p5/r7/4K2R", None).unwrap();
-    assert_eq!(r.advice.square_bonus[WHITE][kind::ROOK][sq("c8") as usize], 30);
-    assert_eq!(r.advice.square_bonus[BLACK][kind::ROOK][sq("c3") as usize], 30);
+    assert_eq!(
+        r.advice.square_bonus[WHITE][kind::ROOK][sq("c8") as usize],
+        30
+    );
+    assert_eq!(
+        r.advice.square_bonus[BLACK][kind::ROOK][sq("c3") as usize],
+        30
+    );
 }
 
 #[test]
 fn golden_chess_diagnostics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/che/diag_chess");
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     let mut failures = Vec::new();
-    for path in entries.iter().filter(|p| p.extension().and_then(|e| e.to_str()) == Some("che")) {
+    for path in entries
+        .iter()
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("che"))
+    {
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
         let source = std::fs::read_to_string(path).unwrap();
         let expected = std::fs::read_to_string(path.with_extension("stderr")).unwrap();
@@ -302,7 +357,9 @@ fn golden_chess_diagnostics() {
         let c = compile_with(&loader, Path::new(&name), &CompileOptions::default());
         let actual = c.render_diagnostics();
         if actual != expected {
-            failures.push(format!("=== {name}: expected\n{expected}=== actual\n{actual}"));
+            failures.push(format!(
+                "=== {name}: expected\n{expected}=== actual\n{actual}"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -12,7 +12,11 @@ use std::path::Path;
 fn check_dir(dir: &Path) -> usize {
     let mut failures = Vec::new();
     let mut n = 0;
-    let mut entries: Vec<_> = fs::read_dir(dir).expect("diag folder").flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .expect("diag folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.extension().and_then(|e| e.to_str()) != Some("che") {
@@ -21,15 +25,22 @@ fn check_dir(dir: &Path) -> usize {
         n += 1;
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
         let source = fs::read_to_string(&path).unwrap();
-        let expected = fs::read_to_string(path.with_extension("stderr")).unwrap_or_else(|_| panic!("{name}: no .stderr file"));
+        let expected = fs::read_to_string(path.with_extension("stderr"))
+            .unwrap_or_else(|_| panic!("{name}: no .stderr file"));
         let loader = MemLoader::with(&[(name.as_str(), source.as_str())]);
         let c = compile_with(&loader, Path::new(&name), &CompileOptions::default());
         let actual = c.render_diagnostics();
         if actual != expected {
-            failures.push(format!("=== {name}: expected\n{expected}=== actual\n{actual}"));
+            failures.push(format!(
+                "=== {name}: expected\n{expected}=== actual\n{actual}"
+            ));
         }
         let has_errors = c.errors().next().is_some();
-        assert_eq!(c.is_ok(), !has_errors, "{name}: a module exactly when there is no error");
+        assert_eq!(
+            c.is_ok(),
+            !has_errors,
+            "{name}: a module exactly when there is no error"
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     n

@@ -7,7 +7,10 @@ use proptest::prelude::*;
 use std::path::Path;
 
 fn compile(src: &str) {
-    let loader = MemLoader::with(&[("fuzz.che", src), ("lib.che", "const L := 1; procedure P(x, list l) begin end;")]);
+    let loader = MemLoader::with(&[
+        ("fuzz.che", src),
+        ("lib.che", "const L := 1; procedure P(x, list l) begin end;"),
+    ]);
     let c = compile_with(&loader, Path::new("fuzz.che"), &CompileOptions::default());
     // Rendering must not panic either, and a module exists exactly when
     // there is no error; any module produced must verify.
@@ -19,13 +22,97 @@ fn compile(src: &str) {
 }
 
 const WORDS: &[&str] = &[
-    "procedure", "function", "main", "(", ")", "begin", "end", ";", "var", "x", "y", "list", "l", "[", "]",
-    ":=", "=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "++", "--", "and",
-    "or", "if", "then", "elseif", "else", "while", "do", "repeat", "until", "for", "in", "switch", "case",
-    "default", ":", "break", "goto", "lbl", "return", "write", "const", "C", "text", "t", "\"hi\"", "extern",
-    "include", "lib.che", "stdlib.che", "1", "0", "-1", "0x7FFFFFFF", "e4", "a.", ".4", "..", "e2e4", "wP",
-    "?O", "w", "b", "?", "aline", "row1", "kside", "lsqr", ",", "TextOut", "ListLen", "P", "L", "#c\n",
-    "\n", "CopyList", "CHE_TRUE",
+    "procedure",
+    "function",
+    "main",
+    "(",
+    ")",
+    "begin",
+    "end",
+    ";",
+    "var",
+    "x",
+    "y",
+    "list",
+    "l",
+    "[",
+    "]",
+    ":=",
+    "=",
+    "<>",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "&",
+    "|",
+    "^",
+    "~",
+    "!",
+    "++",
+    "--",
+    "and",
+    "or",
+    "if",
+    "then",
+    "elseif",
+    "else",
+    "while",
+    "do",
+    "repeat",
+    "until",
+    "for",
+    "in",
+    "switch",
+    "case",
+    "default",
+    ":",
+    "break",
+    "goto",
+    "lbl",
+    "return",
+    "write",
+    "const",
+    "C",
+    "text",
+    "t",
+    "\"hi\"",
+    "extern",
+    "include",
+    "lib.che",
+    "stdlib.che",
+    "1",
+    "0",
+    "-1",
+    "0x7FFFFFFF",
+    "e4",
+    "a.",
+    ".4",
+    "..",
+    "e2e4",
+    "wP",
+    "?O",
+    "w",
+    "b",
+    "?",
+    "aline",
+    "row1",
+    "kside",
+    "lsqr",
+    ",",
+    "TextOut",
+    "ListLen",
+    "P",
+    "L",
+    "#c\n",
+    "\n",
+    "CopyList",
+    "CHE_TRUE",
 ];
 
 proptest! {
@@ -53,17 +140,37 @@ proptest! {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
-    let parens = format!("procedure main() begin write {}1{}; end;", "(".repeat(100_000), ")".repeat(100_000));
+    let parens = format!(
+        "procedure main() begin write {}1{}; end;",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
     compile(&parens);
-    let unary = format!("procedure main() begin write {}1; end;", "-".repeat(100_000));
+    let unary = format!(
+        "procedure main() begin write {}1; end;",
+        "-".repeat(100_000)
+    );
     compile(&unary);
-    let chain = format!("procedure main() begin write 1{}; end;", "+1".repeat(100_000));
+    let chain = format!(
+        "procedure main() begin write 1{}; end;",
+        "+1".repeat(100_000)
+    );
     compile(&chain);
-    let ifs = format!("procedure main() begin {} end;", "if 1 then ".repeat(50_000));
+    let ifs = format!(
+        "procedure main() begin {} end;",
+        "if 1 then ".repeat(50_000)
+    );
     compile(&ifs);
-    let calls = format!("procedure main() begin write {}1{}; end;", "ListLen(".repeat(50_000), ")".repeat(50_000));
+    let calls = format!(
+        "procedure main() begin write {}1{}; end;",
+        "ListLen(".repeat(50_000),
+        ")".repeat(50_000)
+    );
     compile(&calls);
-    let assigns = format!("var x; procedure main() begin {}1; end;", "x := ".repeat(100_000));
+    let assigns = format!(
+        "var x; procedure main() begin {}1; end;",
+        "x := ".repeat(100_000)
+    );
     compile(&assigns);
 }
 

@@ -15,7 +15,10 @@ fn run(src: &str) -> Vec<String> {
 
 fn try_run(src: &str) -> Result<Vec<String>, RuntimeError> {
     let c = compile_str("test.che", src, &CompileOptions::default());
-    let module = c.module.clone().unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
+    let module = c
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
     let program = Program::new(module).expect("compiler output verifies");
     let mut out = CollectOutput::default();
     Interpreter::new(&program).run_entry(&mut NoHost, &mut out)?;
@@ -58,7 +61,12 @@ end;";
 fn write_prints_decimal_and_hex() {
     assert_eq!(
         run("procedure main() begin write 31; write -1; write 0x1F; write 0xFFFFFFFF; end;"),
-        vec!["31 0x0000001F", "-1 0xFFFFFFFF", "31 0x0000001F", "-1 0xFFFFFFFF"]
+        vec![
+            "31 0x0000001F",
+            "-1 0xFFFFFFFF",
+            "31 0x0000001F",
+            "-1 0xFFFFFFFF"
+        ]
     );
 }
 
@@ -246,7 +254,10 @@ begin
   return Evaluate();
 end;
 procedure main() begin write Alpha(1); end;";
-    assert_eq!(errors(src), vec!["link error: routine `Evaluate` is declared but never defined"]);
+    assert_eq!(
+        errors(src),
+        vec!["link error: routine `Evaluate` is declared but never defined"]
+    );
 }
 
 const PHASES: &str = "
@@ -412,7 +423,16 @@ end;";
     // 16 elements plus the end-marker slot: index 16 reads -1, index 17
     // is out of bounds.
     let err = try_run(src).unwrap_err();
-    assert!(matches!(err.kind, cvm::TrapKind::ListIndex { index: 17, slots: 17 }), "{err}");
+    assert!(
+        matches!(
+            err.kind,
+            cvm::TrapKind::ListIndex {
+                index: 17,
+                slots: 17
+            }
+        ),
+        "{err}"
+    );
     let pos = err.pos.expect("line table");
     assert_eq!((pos.file.as_str(), pos.line, pos.col), ("test.che", 11, 9));
 }
@@ -438,10 +458,18 @@ begin
   write tmplist[64];
 end;";
     assert_eq!(values(src), vec![2, 0, 2, 2, 0, 3, -1, -1, -1]);
-    let m = compile_str("t.che", src, &CompileOptions::default()).module.unwrap();
+    let m = compile_str("t.che", src, &CompileOptions::default())
+        .module
+        .unwrap();
     let cap = |n: &str| m.lists.iter().find(|l| l.name == n).unwrap().capacity;
     assert_eq!(
-        [cap("brdsidelist"), cap("brdsidelist10"), cap("empty10"), cap("tmplist"), cap("OkayList")],
+        [
+            cap("brdsidelist"),
+            cap("brdsidelist10"),
+            cap("empty10"),
+            cap("tmplist"),
+            cap("OkayList")
+        ],
         [2, 10, 10, 64, 10]
     );
 }
@@ -474,7 +502,31 @@ begin
 end;";
     assert_eq!(
         values(src),
-        vec![3, 1, 1, 3, 2, 2, 2, 9, 12, 0, 1, -5, 0x21, 15, 8, 1, 0, -1, -3, -1, 1, 1, i32::MIN]
+        vec![
+            3,
+            1,
+            1,
+            3,
+            2,
+            2,
+            2,
+            9,
+            12,
+            0,
+            1,
+            -5,
+            0x21,
+            15,
+            8,
+            1,
+            0,
+            -1,
+            -3,
+            -1,
+            1,
+            1,
+            i32::MIN
+        ]
     );
 }
 
@@ -632,7 +684,10 @@ begin
     for total in pwns do write sqr * 10 + total; end;
   end;
 end;";
-    assert_eq!(values(src), vec![1, 2, 3, 36, 11, 12, 13, 21, 22, 23, 31, 32, 33]);
+    assert_eq!(
+        values(src),
+        vec![1, 2, 3, 36, 11, 12, 13, 21, 22, 23, 31, 32, 33]
+    );
 }
 
 #[test]
@@ -646,7 +701,10 @@ begin
   write 1;
   TextOut(quote);
 end;";
-    assert_eq!(run(src), vec!["white Colle Position", "1 0x00000001", "say \"hi\""]);
+    assert_eq!(
+        run(src),
+        vec!["white Colle Position", "1 0x00000001", "say \"hi\""]
+    );
 }
 
 #[test]
@@ -696,7 +754,9 @@ end;";
     let c = compile_str("t.che", src, &CompileOptions::default());
     let program = Program::new(c.module.unwrap()).unwrap();
     let mut out = CollectOutput::default();
-    let r = Interpreter::new(&program).run_entry(&mut NoHost, &mut out).unwrap();
+    let r = Interpreter::new(&program)
+        .run_entry(&mut NoHost, &mut out)
+        .unwrap();
     assert_eq!(r.value(), Some(20));
     assert_eq!(out.lines.len(), 1);
 }
@@ -784,10 +844,15 @@ fn includes_search_own_folder_then_include_dirs_then_stdlib() {
         include_dirs: vec!["inc".into()],
     };
     let c = compile_with(&loader, Path::new("prog/main.che"), &options);
-    let m = c.module.clone().unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
+    let m = c
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
     let program = Program::new(m).unwrap();
     let mut out = CollectOutput::default();
-    Interpreter::new(&program).run_entry(&mut NoHost, &mut out).unwrap();
+    Interpreter::new(&program)
+        .run_entry(&mut NoHost, &mut out)
+        .unwrap();
     let lines: Vec<String> = out.lines.iter().map(|l| l.to_string()).collect();
     // lib.che from the main file's folder wins over inc/lib.che; other.che
     // only exists in inc/; stdlib.che falls back to the bundled copy.
@@ -797,7 +862,10 @@ fn includes_search_own_folder_then_include_dirs_then_stdlib() {
 #[test]
 fn each_file_is_included_once_so_cycles_stop() {
     let loader = MemLoader::with(&[
-        ("main.che", "include a.che\ninclude a.che\nprocedure main() begin write A; end;"),
+        (
+            "main.che",
+            "include a.che\ninclude a.che\nprocedure main() begin write A; end;",
+        ),
         ("a.che", "include main.che\ninclude a.che\nconst A := 5;"),
     ]);
     let c = compile_with(&loader, Path::new("main.che"), &CompileOptions::default());
@@ -807,7 +875,10 @@ fn each_file_is_included_once_so_cycles_stop() {
 #[test]
 fn a_local_stdlib_overrides_the_bundled_one() {
     let loader = MemLoader::with(&[
-        ("main.che", "include stdlib.che\nprocedure main() begin write MINE; end;"),
+        (
+            "main.che",
+            "include stdlib.che\nprocedure main() begin write MINE; end;",
+        ),
         ("stdlib.che", "const MINE := 1;"),
     ]);
     let c = compile_with(&loader, Path::new("main.che"), &CompileOptions::default());

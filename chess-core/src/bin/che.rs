@@ -23,7 +23,10 @@ use chess_core::{Position, STARTPOS_FEN};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cvm::che::{self, CompileOptions, SourceMap};
 use cvm::chess::advice::AdviceTable;
-use cvm::{asm, binary, CollectOutput, Interpreter, Limits, Module, Output, Program, RuntimeError, WriterOutput};
+use cvm::{
+    asm, binary, CollectOutput, Interpreter, Limits, Module, Output, Program, RuntimeError,
+    WriterOutput,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -154,7 +157,12 @@ fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
         }),
         None => {
             let n = compiled.errors().count();
-            eprintln!("che: {} error{} in {}", n, if n == 1 { "" } else { "s" }, path.display());
+            eprintln!(
+                "che: {} error{} in {}",
+                n,
+                if n == 1 { "" } else { "s" },
+                path.display()
+            );
             Err(COMPILE_ERROR)
         }
     }
@@ -164,7 +172,8 @@ fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
     match extension(path) {
         "cmp" => {
             let bytes = read(path)?;
-            let program = cvm::load(&bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+            let program =
+                cvm::load(&bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
             Ok(Loaded {
                 module: program.into_module(),
                 sources: None,
@@ -173,8 +182,12 @@ fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
         "asm" => {
             let bytes = read(path)?;
             let text = String::from_utf8_lossy(&bytes);
-            let module = asm::assemble(&text).map_err(|e| fail(format!("{}:{e}", path.display())))?;
-            Ok(Loaded { module, sources: None })
+            let module =
+                asm::assemble(&text).map_err(|e| fail(format!("{}:{e}", path.display())))?;
+            Ok(Loaded {
+                module,
+                sources: None,
+            })
         }
         _ => compile(path, includes),
     }
@@ -209,7 +222,8 @@ fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
 /// Runs `main()` of the program named by `args`; returns the advice table.
 fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Failed> {
     let Backend::Interp = args.backend;
-    let position = Position::from_fen(&args.fen).map_err(|e| fail(format!("invalid --fen: {e}")))?;
+    let position =
+        Position::from_fen(&args.fen).map_err(|e| fail(format!("invalid --fen: {e}")))?;
     let (program, sources) = verify(load(&args.file, &args.includes)?)?;
     let mut vm = Interpreter::new(&program);
     vm.set_limits(Limits {
@@ -228,12 +242,20 @@ fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Faile
 
 fn run(command: Command) -> Result<(), Failed> {
     match command {
-        Command::Compile { file, includes, output } => {
+        Command::Compile {
+            file,
+            includes,
+            output,
+        } => {
             let loaded = compile(&file, &includes)?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             write_file(&out, &binary::write(&loaded.module))
         }
-        Command::Asm { file, includes, output } => {
+        Command::Asm {
+            file,
+            includes,
+            output,
+        } => {
             let loaded = load(&file, &includes)?;
             let text = asm::disassemble(&loaded.module);
             match output {
@@ -248,7 +270,10 @@ fn run(command: Command) -> Result<(), Failed> {
             let bytes = read(&file)?;
             let module = asm::assemble(&String::from_utf8_lossy(&bytes))
                 .map_err(|e| fail(format!("{}:{e}", file.display())))?;
-            let (program, _) = verify(Loaded { module, sources: None })?;
+            let (program, _) = verify(Loaded {
+                module,
+                sources: None,
+            })?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             write_file(&out, &binary::write(program.module()))
         }

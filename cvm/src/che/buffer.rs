@@ -12,7 +12,7 @@
 
 use super::source::Span;
 use crate::builder::{FunctionBuilder, Label};
-use crate::isa::{Flow, OperandKind, Opcode};
+use crate::isa::{Flow, Opcode, OperandKind};
 
 /// A label inside one buffered function.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,7 +79,8 @@ impl CodeBuf {
     /// operands in order.
     pub fn jump(&mut self, opcode: Opcode, operands: &[u32], l: Lbl) {
         if !self.dead {
-            self.items.push(Item::Op(opcode, operands.to_vec(), Some(l)));
+            self.items
+                .push(Item::Op(opcode, operands.to_vec(), Some(l)));
             self.dead = opcode.info().flow.is_terminator();
         }
     }
@@ -123,7 +124,11 @@ impl CodeBuf {
 
     /// Writes the buffered code into `f`; `place` turns a span into a
     /// line-table position (file index, line, column).
-    pub fn replay(self, f: &mut FunctionBuilder<'_>, place: &mut dyn FnMut(Span) -> (u32, u32, u32)) {
+    pub fn replay(
+        self,
+        f: &mut FunctionBuilder<'_>,
+        place: &mut dyn FnMut(Span) -> (u32, u32, u32),
+    ) {
         let labels: Vec<Label> = (0..self.labels).map(|_| f.new_label()).collect();
         let mut pending: Option<Span> = None;
         for item in self.items {

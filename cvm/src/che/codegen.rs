@@ -33,7 +33,9 @@ use crate::module::{Module, MAX_FRAME_SLOTS};
 /// Generates the module. `None` when an error was reported.
 pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Option<Module> {
     let mut b = ModuleBuilder::new();
-    let internal = |e: &dyn std::fmt::Display| Diagnostic::global_error(format!("internal compiler error: {e}"));
+    let internal = |e: &dyn std::fmt::Display| {
+        Diagnostic::global_error(format!("internal compiler error: {e}"))
+    };
     let files: Vec<u32> = sources.files().iter().map(|f| b.file(&f.name)).collect();
     for g in &p.globals {
         if let Err(e) = b.global(&g.name, g.init) {
@@ -54,7 +56,8 @@ pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Op
         }
     }
     for r in &p.routines {
-        if let Err(e) = b.declare_function(&r.name, r.value_params, r.list_params, r.returns_value) {
+        if let Err(e) = b.declare_function(&r.name, r.value_params, r.list_params, r.returns_value)
+        {
             diags.push(internal(&e));
             return None;
         }
@@ -79,9 +82,12 @@ pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Op
             if g.buf.end_reachable() {
                 if r.returns_value {
                     diags.push(
-                        Diagnostic::error(r.end, format!("function `{}` may end without returning a value", r.name))
-                            .label("control can reach this `end`")
-                            .help("add `return EXPRESSION;` on every path"),
+                        Diagnostic::error(
+                            r.end,
+                            format!("function `{}` may end without returning a value", r.name),
+                        )
+                        .label("control can reach this `end`")
+                        .help("add `return EXPRESSION;` on every path"),
                     );
                     ok = false;
                     continue;
@@ -100,8 +106,13 @@ pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Op
         let arity = r.value_params + r.list_params;
         if g.slots.len() > MAX_FRAME_SLOTS as usize {
             diags.push(
-                Diagnostic::error(r.end, format!("routine `{}` has too many variables", r.name))
-                    .label(format!("more than {MAX_FRAME_SLOTS} parameters, locals and temporaries")),
+                Diagnostic::error(
+                    r.end,
+                    format!("routine `{}` has too many variables", r.name),
+                )
+                .label(format!(
+                    "more than {MAX_FRAME_SLOTS} parameters, locals and temporaries"
+                )),
             );
             ok = false;
             continue;
@@ -354,7 +365,11 @@ impl FnGen {
     /// Evaluates `e` for its effect only.
     fn effect(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Call { func, args, returns } => {
+            ExprKind::Call {
+                func,
+                args,
+                returns,
+            } => {
                 self.args(args);
                 self.buf.loc(e.span);
                 self.buf.op(Opcode::Call, &[*func]);
@@ -371,7 +386,9 @@ impl FnGen {
                 }
             }
             ExprKind::Assign(place, value) => self.assign(place, value, false, e.span),
-            ExprKind::IncDec { place, inc, prefix } => self.incdec(place, *inc, *prefix, false, e.span),
+            ExprKind::IncDec { place, inc, prefix } => {
+                self.incdec(place, *inc, *prefix, false, e.span)
+            }
             _ => {
                 self.expr(e);
                 self.buf.op(Opcode::Pop, &[]);
@@ -455,7 +472,9 @@ impl FnGen {
                 self.buf.op(opcode, &[]);
             }
             ExprKind::Assign(place, value) => self.assign(place, value, true, e.span),
-            ExprKind::IncDec { place, inc, prefix } => self.incdec(place, *inc, *prefix, true, e.span),
+            ExprKind::IncDec { place, inc, prefix } => {
+                self.incdec(place, *inc, *prefix, true, e.span)
+            }
         }
     }
 
@@ -565,7 +584,8 @@ impl FnGen {
                     self.buf.op(Opcode::Dup, &[]);
                     self.buf.op(Opcode::Stl, &[t]);
                 }
-                self.buf.op(Opcode::AddI, &[to_u32(if inc { 1 } else { -1 })]);
+                self.buf
+                    .op(Opcode::AddI, &[to_u32(if inc { 1 } else { -1 })]);
                 if let (Some(t), true) = (keep, prefix) {
                     self.buf.op(Opcode::Dup, &[]);
                     self.buf.op(Opcode::Stl, &[t]);

@@ -105,7 +105,11 @@ pub fn eval(e: &Expr, lookup: &Lookup<'_>) -> Result<Const, ConstError> {
                 BinOp::Sub => x.wrapping_sub(y),
                 BinOp::Mul => x.wrapping_mul(y),
                 BinOp::Div | BinOp::Mod => {
-                    let r = if *op == BinOp::Div { arith::div(x, y) } else { arith::rem(x, y) };
+                    let r = if *op == BinOp::Div {
+                        arith::div(x, y)
+                    } else {
+                        arith::rem(x, y)
+                    };
                     match r {
                         Some(v) => v,
                         None => {

@@ -121,7 +121,9 @@ impl Diagnostic {
         match self.span {
             Some(span) => {
                 let (line, col) = sources.line_col(span);
-                let name = sources.get(span.file).map_or("<unknown>", |f| f.name.as_str());
+                let name = sources
+                    .get(span.file)
+                    .map_or("<unknown>", |f| f.name.as_str());
                 format!("{name}:{line}:{col}: {}: {}", self.severity, self.message)
             }
             None => format!("{}: {}", self.severity, self.message),
@@ -191,9 +193,13 @@ pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
 /// sources know the place; otherwise the error's own text.
 pub fn render_runtime_error(error: &RuntimeError, sources: &SourceMap) -> String {
     if let Some(pos) = &error.pos {
-        if let Some(span) = sources.find(&pos.file).and_then(|f| sources.span_at(f, pos.line, pos.col)) {
+        if let Some(span) = sources
+            .find(&pos.file)
+            .and_then(|f| sources.span_at(f, pos.line, pos.col))
+        {
             let mut d = Diagnostic::error(span, error.kind.to_string());
-            d.notes.push(format!("note: at code offset {}", error.offset));
+            d.notes
+                .push(format!("note: at code offset {}", error.offset));
             let mut text = d.render(sources);
             // Keep the position exactly as the line table has it.
             if let Some((_, rest)) = text.split_once('\n') {

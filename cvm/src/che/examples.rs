@@ -8,8 +8,14 @@ use super::source::MemLoader;
 /// The example files: name and text.
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("shanny.che", include_str!("../../che/examples/shanny.che")),
-    ("midgame.che", include_str!("../../che/examples/midgame.che")),
-    ("endgame.che", include_str!("../../che/examples/endgame.che")),
+    (
+        "midgame.che",
+        include_str!("../../che/examples/midgame.che"),
+    ),
+    (
+        "endgame.che",
+        include_str!("../../che/examples/endgame.che"),
+    ),
 ];
 
 /// The main file of the example program.

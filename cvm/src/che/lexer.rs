@@ -131,8 +131,11 @@ impl Lexer<'_> {
         if is_identifier(word) {
             if word.len() > MAX_NAME_LEN {
                 self.diags.push(
-                    Diagnostic::error(self.span(lo), format!("name is longer than {MAX_NAME_LEN} characters"))
-                        .label("too long"),
+                    Diagnostic::error(
+                        self.span(lo),
+                        format!("name is longer than {MAX_NAME_LEN} characters"),
+                    )
+                    .label("too long"),
                 );
                 return Tok::Bad;
             }
@@ -160,7 +163,12 @@ impl Lexer<'_> {
             self.push(tok, lo);
             return;
         }
-        while self.pos < self.src.len() && !matches!(self.src[self.pos], b' ' | b'\t' | b'\r' | b'\n' | b'#' | b';') {
+        while self.pos < self.src.len()
+            && !matches!(
+                self.src[self.pos],
+                b' ' | b'\t' | b'\r' | b'\n' | b'#' | b';'
+            )
+        {
             self.pos += 1;
         }
         let path = self.text.get(lo..self.pos).unwrap_or("").to_string();
@@ -215,7 +223,8 @@ impl Lexer<'_> {
             self.pos += 1;
         }
         let word = &self.text[lo..self.pos];
-        let parsed = if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        let parsed = if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X"))
+        {
             if hex.is_empty() || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
                 None
             } else {
@@ -227,7 +236,9 @@ impl Lexer<'_> {
         } else if word.bytes().all(|c| c.is_ascii_digit()) {
             match word.parse::<u64>() {
                 Ok(v) if v <= 1 << 31 => Some(Ok(v as u32 as i32)),
-                _ => Some(Err("decimal numbers must lie in -2147483648 ..= 2147483647")),
+                _ => Some(Err(
+                    "decimal numbers must lie in -2147483648 ..= 2147483647",
+                )),
             }
         } else {
             None
@@ -235,8 +246,11 @@ impl Lexer<'_> {
         match parsed {
             Some(Ok(v)) => Tok::Int(v),
             Some(Err(why)) => {
-                self.diags
-                    .push(Diagnostic::error(self.span(lo), "number out of range").label("too large").note(why));
+                self.diags.push(
+                    Diagnostic::error(self.span(lo), "number out of range")
+                        .label("too large")
+                        .note(why),
+                );
                 Tok::Bad
             }
             None => {
@@ -259,42 +273,47 @@ impl Lexer<'_> {
             b"<>" => (Tok::Ne, 2),
             b"<=" => (Tok::Le, 2),
             b">=" => (Tok::Ge, 2),
-            _ => match c {
-                b':' => (Tok::Colon, 1),
-                b';' => (Tok::Semi, 1),
-                b',' => (Tok::Comma, 1),
-                b'(' => (Tok::LParen, 1),
-                b')' => (Tok::RParen, 1),
-                b'[' => (Tok::LBrack, 1),
-                b']' => (Tok::RBrack, 1),
-                b'+' => (Tok::Plus, 1),
-                b'-' => (Tok::Minus, 1),
-                b'*' => (Tok::Star, 1),
-                b'/' => (Tok::Slash, 1),
-                b'%' => (Tok::Percent, 1),
-                b'&' => (Tok::Amp, 1),
-                b'|' => (Tok::Pipe, 1),
-                b'^' => (Tok::Caret, 1),
-                b'~' => (Tok::Tilde, 1),
-                b'!' => (Tok::Bang, 1),
-                b'=' => (Tok::Eq, 1),
-                b'<' => (Tok::Lt, 1),
-                b'>' => (Tok::Gt, 1),
-                _ => {
-                    let ch = self.text[lo..].chars().next().unwrap_or('?');
-                    self.pos += ch.len_utf8().max(1);
-                    let mut d = Diagnostic::error(self.span(lo), format!("unexpected character `{}`", ch.escape_default()))
+            _ => {
+                match c {
+                    b':' => (Tok::Colon, 1),
+                    b';' => (Tok::Semi, 1),
+                    b',' => (Tok::Comma, 1),
+                    b'(' => (Tok::LParen, 1),
+                    b')' => (Tok::RParen, 1),
+                    b'[' => (Tok::LBrack, 1),
+                    b']' => (Tok::RBrack, 1),
+                    b'+' => (Tok::Plus, 1),
+                    b'-' => (Tok::Minus, 1),
+                    b'*' => (Tok::Star, 1),
+                    b'/' => (Tok::Slash, 1),
+                    b'%' => (Tok::Percent, 1),
+                    b'&' => (Tok::Amp, 1),
+                    b'|' => (Tok::Pipe, 1),
+                    b'^' => (Tok::Caret, 1),
+                    b'~' => (Tok::Tilde, 1),
+                    b'!' => (Tok::Bang, 1),
+                    b'=' => (Tok::Eq, 1),
+                    b'<' => (Tok::Lt, 1),
+                    b'>' => (Tok::Gt, 1),
+                    _ => {
+                        let ch = self.text[lo..].chars().next().unwrap_or('?');
+                        self.pos += ch.len_utf8().max(1);
+                        let mut d = Diagnostic::error(
+                            self.span(lo),
+                            format!("unexpected character `{}`", ch.escape_default()),
+                        )
                         .label("not part of Che++");
-                    if ch == '{' || ch == '}' {
-                        d = d.help("blocks are written `begin ... end` or `then ... end`, not with braces");
-                    } else if ch == '\'' {
-                        d = d.help("texts are quoted with `\"`");
+                        if ch == '{' || ch == '}' {
+                            d = d.help("blocks are written `begin ... end` or `then ... end`, not with braces");
+                        } else if ch == '\'' {
+                            d = d.help("texts are quoted with `\"`");
+                        }
+                        self.diags.push(d);
+                        self.push(Tok::Bad, lo);
+                        return;
                     }
-                    self.diags.push(d);
-                    self.push(Tok::Bad, lo);
-                    return;
                 }
-            },
+            }
         };
         self.pos += len;
         self.push(tok, lo);

@@ -151,7 +151,10 @@ pub fn compile_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) 
         }
         Err(e) => Compilation {
             module: None,
-            diagnostics: vec![Diagnostic::global_error(format!("cannot read `{}`: {e}", path.display()))],
+            diagnostics: vec![Diagnostic::global_error(format!(
+                "cannot read `{}`: {e}",
+                path.display()
+            ))],
             sources,
         },
     }
@@ -166,7 +169,8 @@ fn run(
 ) -> Compilation {
     let mut diags = diag::Diagnostics::default();
     let program = {
-        let mut ctx = parser::ParseCtx::new(&mut sources, loader, &options.include_dirs, &mut diags);
+        let mut ctx =
+            parser::ParseCtx::new(&mut sources, loader, &options.include_dirs, &mut diags);
         if let Some(id) = identity {
             ctx.mark_included(id);
         }

@@ -16,7 +16,9 @@
 use super::ast::*;
 use super::diag::{Diagnostic, Diagnostics};
 use super::lexer::lex;
-use super::source::{self, FileId, Found, IncludeError, Loader, SourceMap, Span, STDLIB_NAME, STDLIB_SOURCE};
+use super::source::{
+    self, FileId, Found, IncludeError, Loader, SourceMap, Span, STDLIB_NAME, STDLIB_SOURCE,
+};
 use super::token::{Kw, Tok, Token};
 use crate::chess::lit::{self, LitKind};
 use std::collections::HashSet;
@@ -74,7 +76,11 @@ pub fn parse_program(ctx: &mut ParseCtx<'_>, root: FileId) -> Program {
 }
 
 fn parse_file(ctx: &mut ParseCtx<'_>, file: FileId, out: &mut Vec<Item>, include_depth: u32) {
-    let text = ctx.sources.get(file).map(|f| f.text.clone()).unwrap_or_default();
+    let text = ctx
+        .sources
+        .get(file)
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
     let tokens = lex(file, &text, ctx.diags);
     let mut p = Parser {
         ctx,
@@ -106,7 +112,16 @@ struct Parser<'c, 'a> {
 fn starts_item(tok: &Tok) -> bool {
     matches!(
         tok,
-        Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text | Kw::Procedure | Kw::Function | Kw::Extern | Kw::Include)
+        Tok::Kw(
+            Kw::Const
+                | Kw::Var
+                | Kw::List
+                | Kw::Text
+                | Kw::Procedure
+                | Kw::Function
+                | Kw::Extern
+                | Kw::Include
+        )
     )
 }
 
@@ -114,7 +129,13 @@ fn starts_item(tok: &Tok) -> bool {
 fn starts_list_element(tok: &Tok) -> bool {
     matches!(
         tok,
-        Tok::Int(_) | Tok::Chess(..) | Tok::Ident(_) | Tok::Bad | Tok::LParen | Tok::Bang | Tok::Tilde
+        Tok::Int(_)
+            | Tok::Chess(..)
+            | Tok::Ident(_)
+            | Tok::Bad
+            | Tok::LParen
+            | Tok::Bang
+            | Tok::Tilde
     )
 }
 
@@ -126,7 +147,9 @@ impl Parser<'_, '_> {
     }
 
     fn tok_at(&self, ahead: usize) -> &Tok {
-        self.tokens.get(self.pos + ahead).map_or(&Tok::Eof, |t| &t.tok)
+        self.tokens
+            .get(self.pos + ahead)
+            .map_or(&Tok::Eof, |t| &t.tok)
     }
 
     fn span(&self) -> Span {
@@ -187,11 +210,16 @@ impl Parser<'_, '_> {
             // Already reported by the lexer.
             return Reported;
         }
-        let mut d = Diagnostic::error(span, format!("expected {what}, found {found}")).label(format!("expected {what}"));
+        let mut d = Diagnostic::error(span, format!("expected {what}, found {found}"))
+            .label(format!("expected {what}"));
         if let Tok::Ident(name) = &found {
             if let Some((kind, _)) = lit::parse_word(&name.to_lowercase()) {
                 if name.chars().any(|c| c.is_ascii_uppercase()) && kind != LitKind::Colour {
-                    d = d.note(format!("Che++ is case-sensitive; the {} is written `{}`", kind.name(), name.to_lowercase()));
+                    d = d.note(format!(
+                        "Che++ is case-sensitive; the {} is written `{}`",
+                        kind.name(),
+                        name.to_lowercase()
+                    ));
                 }
             }
         }
@@ -257,11 +285,25 @@ impl Parser<'_, '_> {
                     self.bump();
                     return;
                 }
-                Tok::Kw(Kw::End | Kw::Elseif | Kw::Else | Kw::Until | Kw::Case | Kw::Default) => return,
-                t if starts_item(t) && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) => return,
-                Tok::Kw(Kw::If | Kw::While | Kw::Repeat | Kw::For | Kw::Switch | Kw::Return | Kw::Goto | Kw::Write | Kw::Break) => {
+                Tok::Kw(Kw::End | Kw::Elseif | Kw::Else | Kw::Until | Kw::Case | Kw::Default) => {
                     return
                 }
+                t if starts_item(t)
+                    && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) =>
+                {
+                    return
+                }
+                Tok::Kw(
+                    Kw::If
+                    | Kw::While
+                    | Kw::Repeat
+                    | Kw::For
+                    | Kw::Switch
+                    | Kw::Return
+                    | Kw::Goto
+                    | Kw::Write
+                    | Kw::Break,
+                ) => return,
                 _ => {
                     self.bump();
                 }
@@ -375,7 +417,10 @@ impl Parser<'_, '_> {
             Tok::Path(p) if !p.is_empty() => (p, self.bump().span),
             Tok::Path(_) => {
                 self.bump();
-                return Err(self.error(Diagnostic::error(kw, "`include` needs a file name").label("no file name follows")));
+                return Err(self.error(
+                    Diagnostic::error(kw, "`include` needs a file name")
+                        .label("no file name follows"),
+                ));
             }
             _ => return Err(self.unexpected("a file name")),
         };
@@ -385,9 +430,18 @@ impl Parser<'_, '_> {
             .get(self.file)
             .and_then(|f| f.path.as_deref())
             .map(source::folder_of);
-        let found = source::find_include(self.ctx.loader, from_dir.as_deref(), self.ctx.include_dirs, &name);
+        let found = source::find_include(
+            self.ctx.loader,
+            from_dir.as_deref(),
+            self.ctx.include_dirs,
+            &name,
+        );
         let file = match found {
-            Ok(Found::File { path, identity, text }) => {
+            Ok(Found::File {
+                path,
+                identity,
+                text,
+            }) => {
                 if !self.ctx.included.insert(identity) {
                     return Ok(());
                 }
@@ -399,13 +453,22 @@ impl Parser<'_, '_> {
                     return Ok(());
                 }
                 self.ctx.stdlib_included = true;
-                self.ctx.sources.add(STDLIB_NAME, None, STDLIB_SOURCE.to_string())
+                self.ctx
+                    .sources
+                    .add(STDLIB_NAME, None, STDLIB_SOURCE.to_string())
             }
             Err(IncludeError::NotFound { searched }) => {
-                let mut d = Diagnostic::error(span, format!("cannot find include file `{name}`")).label("not found");
+                let mut d = Diagnostic::error(span, format!("cannot find include file `{name}`"))
+                    .label("not found");
                 let dirs: Vec<String> = searched
                     .iter()
-                    .map(|d| if d.as_os_str().is_empty() { ".".to_string() } else { d.display().to_string() })
+                    .map(|d| {
+                        if d.as_os_str().is_empty() {
+                            ".".to_string()
+                        } else {
+                            d.display().to_string()
+                        }
+                    })
                     .collect();
                 if !dirs.is_empty() {
                     d = d.note(format!("searched: {}", dirs.join(", ")));
@@ -414,12 +477,18 @@ impl Parser<'_, '_> {
             }
             Err(IncludeError::Unreadable { path, reason }) => {
                 return Err(self.error(
-                    Diagnostic::error(span, format!("cannot read include file `{}`", path.display())).label(reason),
+                    Diagnostic::error(
+                        span,
+                        format!("cannot read include file `{}`", path.display()),
+                    )
+                    .label(reason),
                 ));
             }
         };
         if self.include_depth >= 64 {
-            return Err(self.error(Diagnostic::error(span, "includes nested too deeply").label("more than 64 levels")));
+            return Err(self.error(
+                Diagnostic::error(span, "includes nested too deeply").label("more than 64 levels"),
+            ));
         }
         parse_file(self.ctx, file, out, self.include_depth + 1);
         Ok(())
@@ -432,7 +501,8 @@ impl Parser<'_, '_> {
             if self.at(&Tok::Eq) {
                 let span = self.span();
                 return Err(self.error(
-                    Diagnostic::error(span, "constants are defined with `:=`").label("write `:=` here"),
+                    Diagnostic::error(span, "constants are defined with `:=`")
+                        .label("write `:=` here"),
                 ));
             }
             return Err(self.unexpected("`:=`"));
@@ -461,7 +531,11 @@ impl Parser<'_, '_> {
                 }
                 Err(r) => return Err(r),
             };
-            let init = if self.eat(&Tok::Assign) { Some(self.expr()?) } else { None };
+            let init = if self.eat(&Tok::Assign) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
             vars.push(VarDecl { name, init });
             if !self.eat(&Tok::Comma) {
                 break;
@@ -495,7 +569,12 @@ impl Parser<'_, '_> {
         };
         let span = start.to(self.prev_span());
         self.expect_semi()?;
-        Ok(ListDecl { name, size, init, span })
+        Ok(ListDecl {
+            name,
+            size,
+            init,
+            span,
+        })
     }
 
     fn signature(&mut self) -> PResult<Signature> {
@@ -525,7 +604,10 @@ impl Parser<'_, '_> {
                     }
                     Err(r) => return Err(r),
                 };
-                params.push(Param { name: pname, is_list });
+                params.push(Param {
+                    name: pname,
+                    is_list,
+                });
                 if !self.eat(&Tok::Comma) {
                     break;
                 }
@@ -555,11 +637,21 @@ impl Parser<'_, '_> {
                 },
                 Tok::Kw(Kw::List | Kw::Text) => {
                     let span = self.span();
-                    let what = if self.at_kw(Kw::List) { "lists" } else { "texts" };
+                    let what = if self.at_kw(Kw::List) {
+                        "lists"
+                    } else {
+                        "texts"
+                    };
                     self.ctx.diags.push(
-                        Diagnostic::error(span, format!("{what} can only be declared outside routines"))
-                            .label("local declaration")
-                            .help(format!("declare it before `{}` at the top level", sig.name.name)),
+                        Diagnostic::error(
+                            span,
+                            format!("{what} can only be declared outside routines"),
+                        )
+                        .label("local declaration")
+                        .help(format!(
+                            "declare it before `{}` at the top level",
+                            sig.name.name
+                        )),
                     );
                     self.bump();
                     self.sync_stmt();
@@ -573,7 +665,12 @@ impl Parser<'_, '_> {
         let body = self.block(&[Kw::End]);
         let end = self.expect_kw(Kw::End)?;
         self.eat(&Tok::Semi);
-        Ok(Routine { sig, locals, body, end })
+        Ok(Routine {
+            sig,
+            locals,
+            body,
+            end,
+        })
     }
 
     // ---- statements ---------------------------------------------------
@@ -592,11 +689,18 @@ impl Parser<'_, '_> {
                 Tok::Kw(Kw::End | Kw::Elseif | Kw::Else | Kw::Until | Kw::Case | Kw::Default) => {
                     let t = self.tok().clone();
                     let span = self.span();
-                    self.ctx.diags.push(Diagnostic::error(span, format!("unexpected {t}")).label("does not belong here"));
+                    self.ctx.diags.push(
+                        Diagnostic::error(span, format!("unexpected {t}"))
+                            .label("does not belong here"),
+                    );
                     self.bump();
                     continue;
                 }
-                t if starts_item(t) && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) => break,
+                t if starts_item(t)
+                    && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) =>
+                {
+                    break
+                }
                 _ => {}
             }
             if self.aborted {
@@ -702,7 +806,11 @@ impl Parser<'_, '_> {
             }
             Tok::Kw(Kw::Return) => {
                 self.bump();
-                let value = if self.at(&Tok::Semi) { None } else { Some(self.expr()?) };
+                let value = if self.at(&Tok::Semi) {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect_semi()?;
                 StmtKind::Return(value)
             }
@@ -757,8 +865,11 @@ impl Parser<'_, '_> {
                 if self.at_kw(Kw::If) {
                     let span = self.span();
                     self.ctx.diags.push(
-                        Diagnostic::warning(span, "`else if` opens a nested `if` that needs its own `end`")
-                            .label("did you mean `elseif`?"),
+                        Diagnostic::warning(
+                            span,
+                            "`else if` opens a nested `if` that needs its own `end`",
+                        )
+                        .label("did you mean `elseif`?"),
                     );
                 }
                 els = Some(self.block(&[Kw::End]));
@@ -790,7 +901,10 @@ impl Parser<'_, '_> {
                             return Err(r);
                         }
                     };
-                    if self.expect(&Tok::Colon, "`:` after the case value").is_err() {
+                    if self
+                        .expect(&Tok::Colon, "`:` after the case value")
+                        .is_err()
+                    {
                         self.sync_stmt();
                     }
                     body.push(SwitchPart::Case(value));
@@ -802,7 +916,11 @@ impl Parser<'_, '_> {
                     }
                     body.push(SwitchPart::Default(span));
                 }
-                t if starts_item(t) && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) => break,
+                t if starts_item(t)
+                    && !matches!(t, Tok::Kw(Kw::Const | Kw::Var | Kw::List | Kw::Text)) =>
+                {
+                    break
+                }
                 _ => {
                     if self.aborted {
                         break;
@@ -843,7 +961,10 @@ impl Parser<'_, '_> {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            return Ok(Expr::new(ExprKind::Assign(Box::new(lhs), Box::new(rhs)), span));
+            return Ok(Expr::new(
+                ExprKind::Assign(Box::new(lhs), Box::new(rhs)),
+                span,
+            ));
         }
         Ok(lhs)
     }
@@ -883,7 +1004,10 @@ impl Parser<'_, '_> {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(ExprKind::Binary(op, op_span, Box::new(lhs), Box::new(rhs)), span);
+            lhs = Expr::new(
+                ExprKind::Binary(op, op_span, Box::new(lhs), Box::new(rhs)),
+                span,
+            );
             if lhs.depth > MAX_DEPTH {
                 return Err(self.error(
                     Diagnostic::error(span, "expression too complex")
@@ -968,7 +1092,10 @@ impl Parser<'_, '_> {
                     self.bump();
                     let index = self.expr()?;
                     let end = self.expect(&Tok::RBrack, "`]`")?;
-                    Ok(Expr::new(ExprKind::Index(id, Box::new(index)), span.to(end)))
+                    Ok(Expr::new(
+                        ExprKind::Index(id, Box::new(index)),
+                        span.to(end),
+                    ))
                 } else {
                     Ok(Expr::new(ExprKind::Name(id), span))
                 }
@@ -981,7 +1108,8 @@ impl Parser<'_, '_> {
                 Ok(e)
             }
             Tok::Kw(Kw::Include) => Err(self.error(
-                Diagnostic::error(span, "`include` must stand at the top level").label("not allowed here"),
+                Diagnostic::error(span, "`include` must stand at the top level")
+                    .label("not allowed here"),
             )),
             _ => Err(self.unexpected("an expression")),
         }
@@ -1009,7 +1137,10 @@ impl Parser<'_, '_> {
                 self.bump();
                 let v = lit::parse_compop(op).unwrap_or(lit::COMPOP_BASE);
                 let e = Expr::new(ExprKind::Chess(LitKind::CompOp, v), start);
-                return Ok(Arg { items: vec![e], span: start });
+                return Ok(Arg {
+                    items: vec![e],
+                    span: start,
+                });
             }
         }
         let mut items = vec![self.expr()?];

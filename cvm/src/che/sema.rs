@@ -232,7 +232,8 @@ impl Checker<'_> {
     }
 
     fn unknown(&mut self, id: &a::Ident, sc: Option<&Scope>) {
-        let mut d = Diagnostic::error(id.span, format!("cannot find `{}` in this scope", id.name)).label("not declared");
+        let mut d = Diagnostic::error(id.span, format!("cannot find `{}` in this scope", id.name))
+            .label("not declared");
         if let Some(&later) = self.all_top.get(&id.name) {
             let here = (id.span.file, id.span.lo);
             if (later.file, later.lo) > here || later.file != id.span.file {
@@ -246,7 +247,10 @@ impl Checker<'_> {
         let lower = id.name.to_lowercase();
         if lower != id.name {
             if let Some((kind, _)) = lit::parse_word(&lower) {
-                d = d.note(format!("Che++ is case-sensitive: the {} literal is written `{lower}`", kind.name()));
+                d = d.note(format!(
+                    "Che++ is case-sensitive: the {} literal is written `{lower}`",
+                    kind.name()
+                ));
                 self.err(d);
                 return;
             }
@@ -280,8 +284,14 @@ impl Checker<'_> {
     fn reserved(&mut self, id: &a::Ident) -> bool {
         if intrinsics::by_name(&id.name).is_some() || id.name == TEXTOUT {
             self.err(
-                Diagnostic::error(id.span, format!("`{}` is a built-in function and cannot be redefined", id.name))
-                    .label("built-in name"),
+                Diagnostic::error(
+                    id.span,
+                    format!(
+                        "`{}` is a built-in function and cannot be redefined",
+                        id.name
+                    ),
+                )
+                .label("built-in name"),
             );
             return true;
         }
@@ -298,11 +308,20 @@ impl Checker<'_> {
             self.err(
                 Diagnostic::error(id.span, format!("`{}` is defined twice", id.name))
                     .label("second definition")
-                    .secondary(prev.span, format!("first defined here as a {}", prev.kind.describe())),
+                    .secondary(
+                        prev.span,
+                        format!("first defined here as a {}", prev.kind.describe()),
+                    ),
             );
             return false;
         }
-        self.globals.insert(id.name.clone(), GSym { kind, span: id.span });
+        self.globals.insert(
+            id.name.clone(),
+            GSym {
+                kind,
+                span: id.span,
+            },
+        );
         true
     }
 
@@ -315,7 +334,9 @@ impl Checker<'_> {
                 Some(Res::Local(LSym::Value(_))) => Err(Some(format!("the variable `{name}`"))),
                 Some(Res::Local(LSym::ListParam(_))) => Err(Some(format!("the list `{name}`"))),
                 Some(Res::Global(k)) => Err(Some(format!("the {} `{name}`", k.describe()))),
-                Some(Res::Intrinsic(..)) | Some(Res::TextOut) => Err(Some(format!("the built-in function `{name}`"))),
+                Some(Res::Intrinsic(..)) | Some(Res::TextOut) => {
+                    Err(Some(format!("the built-in function `{name}`")))
+                }
                 None => Err(None),
             }
         };
@@ -353,7 +374,11 @@ impl Checker<'_> {
             self.err(
                 Diagnostic::warning(
                     *span,
-                    format!("{what} mixes {} and {}", plural(first.kind), plural(other.kind)),
+                    format!(
+                        "{what} mixes {} and {}",
+                        plural(first.kind),
+                        plural(other.kind)
+                    ),
                 )
                 .label(format!("a {}", kind_name(other.kind)))
                 .secondary(first_span, format!("a {}", kind_name(first.kind)))
@@ -371,7 +396,11 @@ impl Checker<'_> {
             );
             self.list_slots = 0;
         }
-        self.out.lists.push(h::List { name, capacity, init });
+        self.out.lists.push(h::List {
+            name,
+            capacity,
+            init,
+        });
         self.out.lists.len() as u32 - 1
     }
 
@@ -390,13 +419,21 @@ impl Checker<'_> {
                     self.define(&c.name, GKind::Const(v));
                 } else {
                     // Keep the name known so later uses are not reported.
-                    self.define(&c.name, GKind::Const(Const { value: 0, kind: None }));
+                    self.define(
+                        &c.name,
+                        GKind::Const(Const {
+                            value: 0,
+                            kind: None,
+                        }),
+                    );
                 }
             }
             a::Item::Var(vars) => {
                 for v in vars {
                     let init = match &v.init {
-                        Some(e) => self.const_expr(e, None, "the initial value of a global variable").map_or(0, |c| c.value),
+                        Some(e) => self
+                            .const_expr(e, None, "the initial value of a global variable")
+                            .map_or(0, |c| c.value),
                         None => 0,
                     };
                     let index = self.out.globals.len() as u32;
@@ -411,7 +448,10 @@ impl Checker<'_> {
             a::Item::List(l) => self.list_decl(l),
             a::Item::Text { name, text } => {
                 if text.len() > MAX_STRING_BYTES {
-                    self.err(Diagnostic::error(name.span, "text too long").label(format!("more than {MAX_STRING_BYTES} bytes")));
+                    self.err(
+                        Diagnostic::error(name.span, "text too long")
+                            .label(format!("more than {MAX_STRING_BYTES} bytes")),
+                    );
                 }
                 let index = self.out.texts.len() as u32;
                 if self.define(name, GKind::Text(index)) {
@@ -434,11 +474,19 @@ impl Checker<'_> {
             Some(e) => {
                 size_span = Some(e.span);
                 match self.const_expr(e, None, "a list size") {
-                    Some(c) if c.value >= 1 && u64::try_from(c.value).is_ok_and(|v| v < MAX_LIST_SLOTS) => Some(c.value as u32),
+                    Some(c)
+                        if c.value >= 1
+                            && u64::try_from(c.value).is_ok_and(|v| v < MAX_LIST_SLOTS) =>
+                    {
+                        Some(c.value as u32)
+                    }
                     Some(c) => {
                         self.err(
                             Diagnostic::error(e.span, format!("invalid list size {}", c.value))
-                                .label(format!("a list needs between 1 and {} elements", MAX_LIST_SLOTS - 1)),
+                                .label(format!(
+                                    "a list needs between 1 and {} elements",
+                                    MAX_LIST_SLOTS - 1
+                                )),
                         );
                         None
                     }
@@ -473,9 +521,14 @@ impl Checker<'_> {
                     )
                     .label("does not fit");
                     if let Some(s) = size_span {
-                        d = d.secondary(s, format!("declared with {}", count(n as usize, "element")));
+                        d = d.secondary(
+                            s,
+                            format!("declared with {}", count(n as usize, "element")),
+                        );
                     }
-                    self.err(d.help("make the list longer, or drop the size to size it by its elements"));
+                    self.err(
+                        d.help("make the list longer, or drop the size to size it by its elements"),
+                    );
                     init.truncate(n as usize);
                 }
                 n
@@ -510,9 +563,15 @@ impl Checker<'_> {
                     if !matches {
                         let prev = info.sig_span;
                         self.err(
-                            Diagnostic::error(sig.span, format!("`{}` does not match its `extern` declaration", sig.name.name))
-                                .label("this signature")
-                                .secondary(prev, "declared differently here"),
+                            Diagnostic::error(
+                                sig.span,
+                                format!(
+                                    "`{}` does not match its `extern` declaration",
+                                    sig.name.name
+                                ),
+                            )
+                            .label("this signature")
+                            .secondary(prev, "declared differently here"),
                         );
                     }
                     if defining {
@@ -565,17 +624,29 @@ impl Checker<'_> {
                 seen_list.get_or_insert(p);
             } else if let Some(l) = seen_list {
                 self.err(
-                    Diagnostic::error(p.name.span, format!("value parameter `{}` follows a list parameter", p.name.name))
-                        .label("value parameter")
-                        .secondary(l.name.span, "list parameter")
-                        .note("value parameters must come before list parameters"),
+                    Diagnostic::error(
+                        p.name.span,
+                        format!("value parameter `{}` follows a list parameter", p.name.name),
+                    )
+                    .label("value parameter")
+                    .secondary(l.name.span, "list parameter")
+                    .note("value parameters must come before list parameters"),
                 );
             }
         }
-        let ordered = r.sig.params.iter().filter(|p| !p.is_list).chain(r.sig.params.iter().filter(|p| p.is_list));
+        let ordered = r
+            .sig
+            .params
+            .iter()
+            .filter(|p| !p.is_list)
+            .chain(r.sig.params.iter().filter(|p| p.is_list));
         for p in ordered {
             let slot = names.len() as u32;
-            let sym = if p.is_list { LSym::ListParam(slot) } else { LSym::Value(slot) };
+            let sym = if p.is_list {
+                LSym::ListParam(slot)
+            } else {
+                LSym::Value(slot)
+            };
             if self.declare_local(&mut sc, &p.name, sym) {
                 names.push(p.name.name.clone());
             } else {
@@ -594,7 +665,9 @@ impl Checker<'_> {
                             names.push(format!("$dup{slot}"));
                         }
                         if let Some(e) = &v.init {
-                            if let Some(c) = self.const_expr(e, Some(&sc), "the initial value of a variable") {
+                            if let Some(c) =
+                                self.const_expr(e, Some(&sc), "the initial value of a variable")
+                            {
                                 prologue.push(h::Stmt {
                                     kind: h::StmtKind::Expr(h::Expr {
                                         kind: h::ExprKind::Assign(
@@ -613,7 +686,12 @@ impl Checker<'_> {
                     }
                 }
                 a::LocalDecl::Const(c) => {
-                    let v = self.const_expr(&c.value, Some(&sc), "a `const` value").unwrap_or(Const { value: 0, kind: None });
+                    let v = self
+                        .const_expr(&c.value, Some(&sc), "a `const` value")
+                        .unwrap_or(Const {
+                            value: 0,
+                            kind: None,
+                        });
                     self.declare_local(&mut sc, &c.name, LSym::Const(v));
                 }
             }
@@ -635,9 +713,12 @@ impl Checker<'_> {
         if let Some((_, prev)) = sc.locals.get(&id.name) {
             let prev = *prev;
             self.err(
-                Diagnostic::error(id.span, format!("`{}` is declared twice in `{}`", id.name, sc.routine))
-                    .label("second declaration")
-                    .secondary(prev, "first declared here"),
+                Diagnostic::error(
+                    id.span,
+                    format!("`{}` is declared twice in `{}`", id.name, sc.routine),
+                )
+                .label("second declaration")
+                .secondary(prev, "first declared here"),
             );
             return false;
         }
@@ -652,9 +733,12 @@ impl Checker<'_> {
                     if let Some((_, prev)) = sc.labels.get(&id.name) {
                         let prev = *prev;
                         self.err(
-                            Diagnostic::error(id.span, format!("label `{}` is defined twice", id.name))
-                                .label("second definition")
-                                .secondary(prev, "first defined here"),
+                            Diagnostic::error(
+                                id.span,
+                                format!("label `{}` is defined twice", id.name),
+                            )
+                            .label("second definition")
+                            .secondary(prev, "first defined here"),
                         );
                     } else {
                         let n = sc.labels.len() as u32;
@@ -676,9 +760,9 @@ impl Checker<'_> {
                         }
                     }
                 }
-                a::StmtKind::While { body, .. } | a::StmtKind::Repeat { body, .. } | a::StmtKind::For { body, .. } => {
-                    self.collect_labels(body, sc)
-                }
+                a::StmtKind::While { body, .. }
+                | a::StmtKind::Repeat { body, .. }
+                | a::StmtKind::For { body, .. } => self.collect_labels(body, sc),
                 _ => {}
             }
         }
@@ -688,9 +772,15 @@ impl Checker<'_> {
         for (i, info) in self.rinfo.iter().enumerate() {
             if !info.defined && info.registered {
                 let name = &self.out.routines[i].name;
-                let d = Diagnostic::error(info.name_span, format!("link error: routine `{name}` is declared but never defined"))
-                    .label("declared `extern` here")
-                    .help(format!("define `{} {name}(...) begin ... end;` in one of the program's files", info.kind.word()));
+                let d = Diagnostic::error(
+                    info.name_span,
+                    format!("link error: routine `{name}` is declared but never defined"),
+                )
+                .label("declared `extern` here")
+                .help(format!(
+                    "define `{} {name}(...) begin ... end;` in one of the program's files",
+                    info.kind.word()
+                ));
                 self.diags.push(d);
             }
         }
@@ -711,8 +801,14 @@ impl Checker<'_> {
                 }
             }
             Some(GSym { kind, span }) => self.err(
-                Diagnostic::error(span, format!("`main` must be a procedure or function, not a {}", kind.describe()))
-                    .label("declared here"),
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`main` must be a procedure or function, not a {}",
+                        kind.describe()
+                    ),
+                )
+                .label("declared here"),
             ),
             None => self.err(
                 Diagnostic::global_error("link error: the program has no `main` routine")
@@ -732,7 +828,10 @@ impl Checker<'_> {
             a::StmtKind::Empty => return None,
             a::StmtKind::Expr(e) => self.expr_stmt(e, sc)?,
             a::StmtKind::If { arms, els } => {
-                let arms = arms.iter().map(|(c, b)| (self.expr(c, sc), self.block(b, sc))).collect();
+                let arms = arms
+                    .iter()
+                    .map(|(c, b)| (self.expr(c, sc), self.block(b, sc)))
+                    .collect();
                 let els = els.as_ref().map(|b| self.block(b, sc)).unwrap_or_default();
                 h::StmtKind::If(arms, els)
             }
@@ -740,7 +839,8 @@ impl Checker<'_> {
             a::StmtKind::Break => {
                 if sc.breakable == 0 {
                     self.err(
-                        Diagnostic::error(s.span, "`break` outside a loop or `switch`").label("nothing to break out of"),
+                        Diagnostic::error(s.span, "`break` outside a loop or `switch`")
+                            .label("nothing to break out of"),
                     );
                 }
                 h::StmtKind::Break
@@ -748,8 +848,11 @@ impl Checker<'_> {
             a::StmtKind::Goto(id) => match sc.labels.get(&id.name) {
                 Some((n, _)) => h::StmtKind::Goto(*n),
                 None => {
-                    let mut d = Diagnostic::error(id.span, format!("no label `{}` in `{}`", id.name, sc.routine))
-                        .label("unknown label");
+                    let mut d = Diagnostic::error(
+                        id.span,
+                        format!("no label `{}` in `{}`", id.name, sc.routine),
+                    )
+                    .label("unknown label");
                     if let Some(best) = sc.labels.keys().min_by_key(|l| distance(l, &id.name)) {
                         if distance(best, &id.name) <= 2 {
                             d = d.help(format!("a label with a similar spelling exists: `{best}`"));
@@ -764,16 +867,22 @@ impl Checker<'_> {
                 match (value, sc.returns) {
                     (Some(e), false) => {
                         self.err(
-                            Diagnostic::error(e.span, format!("procedure `{}` cannot return a value", sc.routine))
-                                .label("value returned here")
-                                .help("declare it as a `function`, or write `return;`"),
+                            Diagnostic::error(
+                                e.span,
+                                format!("procedure `{}` cannot return a value", sc.routine),
+                            )
+                            .label("value returned here")
+                            .help("declare it as a `function`, or write `return;`"),
                         );
                     }
                     (None, true) => {
                         self.err(
-                            Diagnostic::error(s.span, format!("function `{}` must return a value", sc.routine))
-                                .label("`return` without a value")
-                                .help("write `return EXPRESSION;`"),
+                            Diagnostic::error(
+                                s.span,
+                                format!("function `{}` must return a value", sc.routine),
+                            )
+                            .label("`return` without a value")
+                            .help("write `return EXPRESSION;`"),
                         );
                     }
                     _ => {}
@@ -812,7 +921,9 @@ impl Checker<'_> {
 
     fn expr_stmt(&mut self, e: &a::Expr, sc: &mut Scope) -> Option<h::StmtKind> {
         match &e.kind {
-            a::ExprKind::Call(id, args) if id.name == TEXTOUT && !sc.locals.contains_key(TEXTOUT) => {
+            a::ExprKind::Call(id, args)
+                if id.name == TEXTOUT && !sc.locals.contains_key(TEXTOUT) =>
+            {
                 return self.textout(e, args, sc).map(h::StmtKind::TextOut);
             }
             a::ExprKind::Call(id, args) => {
@@ -820,7 +931,9 @@ impl Checker<'_> {
                 return Some(h::StmtKind::Expr(call));
             }
             a::ExprKind::Assign(..) | a::ExprKind::IncDec { .. } | a::ExprKind::Error => {}
-            a::ExprKind::Binary(a::BinOp::Eq, op, lhs, _) if matches!(lhs.kind, a::ExprKind::Name(_) | a::ExprKind::Index(..)) => {
+            a::ExprKind::Binary(a::BinOp::Eq, op, lhs, _)
+                if matches!(lhs.kind, a::ExprKind::Name(_) | a::ExprKind::Index(..)) =>
+            {
                 self.err(
                     Diagnostic::warning(*op, "comparison result is not used")
                         .label("`=` compares")
@@ -828,7 +941,10 @@ impl Checker<'_> {
                 );
             }
             _ => {
-                self.err(Diagnostic::warning(e.span, "expression result is not used").label("computed and discarded"));
+                self.err(
+                    Diagnostic::warning(e.span, "expression result is not used")
+                        .label("computed and discarded"),
+                );
             }
         }
         Some(h::StmtKind::Expr(self.expr(e, sc)))
@@ -838,9 +954,15 @@ impl Checker<'_> {
         let help = "declare texts with `text NAME \"...\";` and print them with `TextOut(NAME);`";
         if args.len() != 1 {
             self.err(
-                Diagnostic::error(e.span, format!("`TextOut` takes 1 argument, but {} given", count(args.len(), "was").replace("wass", "were")))
-                    .label("wrong number of arguments")
-                    .help(help),
+                Diagnostic::error(
+                    e.span,
+                    format!(
+                        "`TextOut` takes 1 argument, but {} given",
+                        count(args.len(), "was").replace("wass", "were")
+                    ),
+                )
+                .label("wrong number of arguments")
+                .help(help),
             );
             return None;
         }
@@ -859,11 +981,20 @@ impl Checker<'_> {
                 _ => {}
             }
         }
-        self.err(Diagnostic::error(arg.span, "`TextOut` needs a text").label("not a text").help(help));
+        self.err(
+            Diagnostic::error(arg.span, "`TextOut` needs a text")
+                .label("not a text")
+                .help(help),
+        );
         None
     }
 
-    fn switch(&mut self, selector: &a::Expr, body: &[a::SwitchPart], sc: &mut Scope) -> h::StmtKind {
+    fn switch(
+        &mut self,
+        selector: &a::Expr,
+        body: &[a::SwitchPart],
+        sc: &mut Scope,
+    ) -> h::StmtKind {
         let selector = self.expr(selector, sc);
         let mut arms: Vec<h::Arm> = Vec::new();
         let mut seen: HashMap<i32, Span> = HashMap::new();
@@ -887,9 +1018,12 @@ impl Checker<'_> {
                         if let Some(prev) = seen.get(&c.value) {
                             let prev = *prev;
                             self.err(
-                                Diagnostic::error(e.span, format!("duplicate case value {}", c.value))
-                                    .label("repeated here")
-                                    .secondary(prev, "first used here"),
+                                Diagnostic::error(
+                                    e.span,
+                                    format!("duplicate case value {}", c.value),
+                                )
+                                .label("repeated here")
+                                .secondary(prev, "first used here"),
                             );
                         } else {
                             seen.insert(c.value, e.span);
@@ -919,9 +1053,12 @@ impl Checker<'_> {
                         if !orphan_reported && !matches!(s.kind, a::StmtKind::Empty) {
                             orphan_reported = true;
                             self.err(
-                                Diagnostic::error(s.span, "statement before the first `case` of a `switch`")
-                                    .label("can never run")
-                                    .help("put it after a `case VALUE:` label"),
+                                Diagnostic::error(
+                                    s.span,
+                                    "statement before the first `case` of a `switch`",
+                                )
+                                .label("can never run")
+                                .help("put it after a `case VALUE:` label"),
                             );
                         }
                         continue;
@@ -948,9 +1085,14 @@ impl Checker<'_> {
             }
             Some(_) => {
                 self.err(
-                    Diagnostic::error(var.span, format!("`{}` cannot be a loop variable", var.name))
-                        .label("not a variable")
-                        .note("the loop variable must be declared with `var` (or be a value parameter)"),
+                    Diagnostic::error(
+                        var.span,
+                        format!("`{}` cannot be a loop variable", var.name),
+                    )
+                    .label("not a variable")
+                    .note(
+                        "the loop variable must be declared with `var` (or be a value parameter)",
+                    ),
                 );
                 None
             }
@@ -990,7 +1132,13 @@ impl Checker<'_> {
     /// A literal list argument: `Some(Ok(list))` when every element is a
     /// constant, `Some(Err(()))` when an element was reported, `None` when
     /// some element is not constant.
-    fn literal_list(&mut self, arg: &a::Arg, elem: ElemKind, sc: &Scope, what: &str) -> Option<Result<u32, ()>> {
+    fn literal_list(
+        &mut self,
+        arg: &a::Arg,
+        elem: ElemKind,
+        sc: &Scope,
+        what: &str,
+    ) -> Option<Result<u32, ()>> {
         let mut consts = Vec::new();
         for e in &arg.items {
             match self.try_const(e, Some(sc)) {
@@ -1015,8 +1163,19 @@ impl Checker<'_> {
                         ok = false;
                         let text = self.text(*span).to_string();
                         self.err(
-                            Diagnostic::error(*span, format!("{what} must hold {}, found the {} `{text}`", plural(Some(want)), k.name()))
-                                .label(format!("a {}, not a {}", k.name(), want.name())),
+                            Diagnostic::error(
+                                *span,
+                                format!(
+                                    "{what} must hold {}, found the {} `{text}`",
+                                    plural(Some(want)),
+                                    k.name()
+                                ),
+                            )
+                            .label(format!(
+                                "a {}, not a {}",
+                                k.name(),
+                                want.name()
+                            )),
                         );
                     }
                 }
@@ -1057,7 +1216,11 @@ impl Checker<'_> {
                 let x = self.expr(x, sc);
                 let y = self.expr(y, sc);
                 // Division keeps the operator's place for runtime errors.
-                let span = if matches!(op, a::BinOp::Div | a::BinOp::Mod) { *op_span } else { e.span };
+                let span = if matches!(op, a::BinOp::Div | a::BinOp::Mod) {
+                    *op_span
+                } else {
+                    e.span
+                };
                 return h::Expr {
                     kind: h::ExprKind::Binary(*op, Box::new(x), Box::new(y)),
                     span,
@@ -1071,7 +1234,11 @@ impl Checker<'_> {
                     None => h::ExprKind::Const(0),
                 }
             }
-            a::ExprKind::IncDec { target, inc, prefix } => {
+            a::ExprKind::IncDec {
+                target,
+                inc,
+                prefix,
+            } => {
                 let verb = if *inc { "increment" } else { "decrement" };
                 match self.place(target, sc, verb) {
                     Some(place) => h::ExprKind::IncDec {
@@ -1089,13 +1256,18 @@ impl Checker<'_> {
     fn name_value(&mut self, id: &a::Ident, sc: &Scope) -> h::Expr {
         let kind = match self.resolve(&id.name, Some(sc)) {
             Some(Res::Local(LSym::Value(slot))) => h::ExprKind::Local(slot),
-            Some(Res::Local(LSym::Const(c))) | Some(Res::Global(GKind::Const(c))) => h::ExprKind::Const(c.value),
+            Some(Res::Local(LSym::Const(c))) | Some(Res::Global(GKind::Const(c))) => {
+                h::ExprKind::Const(c.value)
+            }
             Some(Res::Global(GKind::Var(g))) => h::ExprKind::Global(g),
             Some(Res::Local(LSym::ListParam(_))) | Some(Res::Global(GKind::List(_))) => {
                 self.err(
                     Diagnostic::error(id.span, format!("list `{}` used as a value", id.name))
                         .label("a list, not a number")
-                        .help(format!("read an element with `{}[i]`, or pass the list to a routine", id.name)),
+                        .help(format!(
+                            "read an element with `{}[i]`, or pass the list to a routine",
+                            id.name
+                        )),
                 );
                 h::ExprKind::Const(0)
             }
@@ -1109,8 +1281,11 @@ impl Checker<'_> {
             }
             Some(Res::Global(GKind::Routine(r))) => {
                 let what = self.rinfo[r as usize].kind;
-                let mut d = Diagnostic::error(id.span, format!("{} `{}` used as a value", what.word(), id.name))
-                    .label("not called");
+                let mut d = Diagnostic::error(
+                    id.span,
+                    format!("{} `{}` used as a value", what.word(), id.name),
+                )
+                .label("not called");
                 d = if what == a::RoutineKind::Procedure {
                     d.note("a procedure returns no value; call it as a statement")
                 } else {
@@ -1121,9 +1296,12 @@ impl Checker<'_> {
             }
             Some(Res::Intrinsic(..)) | Some(Res::TextOut) => {
                 self.err(
-                    Diagnostic::error(id.span, format!("built-in function `{}` used as a value", id.name))
-                        .label("not called")
-                        .help(format!("call it: `{}(...)`", id.name)),
+                    Diagnostic::error(
+                        id.span,
+                        format!("built-in function `{}` used as a value", id.name),
+                    )
+                    .label("not called")
+                    .help(format!("call it: `{}(...)`", id.name)),
                 );
                 h::ExprKind::Const(0)
             }
@@ -1132,7 +1310,10 @@ impl Checker<'_> {
                 h::ExprKind::Const(0)
             }
         };
-        h::Expr { kind, span: id.span }
+        h::Expr {
+            kind,
+            span: id.span,
+        }
     }
 
     fn list_ref(&mut self, id: &a::Ident, sc: &Scope) -> Option<h::ListRef> {
@@ -1166,14 +1347,20 @@ impl Checker<'_> {
                 Some(res) => {
                     let what = match res {
                         Res::Local(LSym::Const(_)) | Res::Global(GKind::Const(_)) => "constant",
-                        Res::Local(LSym::ListParam(_)) | Res::Global(GKind::List(_)) => "whole list",
+                        Res::Local(LSym::ListParam(_)) | Res::Global(GKind::List(_)) => {
+                            "whole list"
+                        }
                         Res::Global(GKind::Text(_)) => "text",
                         _ => "routine",
                     };
-                    let mut d = Diagnostic::error(id.span, format!("cannot {verb} {what} `{}`", id.name))
-                        .label(format!("a {what}"));
+                    let mut d =
+                        Diagnostic::error(id.span, format!("cannot {verb} {what} `{}`", id.name))
+                            .label(format!("a {what}"));
                     if what == "whole list" {
-                        d = d.help(format!("assign elements, `{}[i] := ...`, or copy with `CopyList`", id.name));
+                        d = d.help(format!(
+                            "assign elements, `{}[i] := ...`, or copy with `CopyList`",
+                            id.name
+                        ));
                     }
                     self.err(d);
                     None
@@ -1181,7 +1368,8 @@ impl Checker<'_> {
             },
             a::ExprKind::Index(id, index) => {
                 let index = self.expr(index, sc);
-                self.list_ref(id, sc).map(|l| h::Place::Elem(l, Box::new(index)))
+                self.list_ref(id, sc)
+                    .map(|l| h::Place::Elem(l, Box::new(index)))
             }
             a::ExprKind::Error => None,
             _ => {
@@ -1196,7 +1384,14 @@ impl Checker<'_> {
 
     // ---- calls ---------------------------------------------------------
 
-    fn call(&mut self, id: &a::Ident, args: &[a::Arg], span: Span, sc: &Scope, want_value: bool) -> h::Expr {
+    fn call(
+        &mut self,
+        id: &a::Ident,
+        args: &[a::Arg],
+        span: Span,
+        sc: &Scope,
+        want_value: bool,
+    ) -> h::Expr {
         let fail = Self::konst(0, span);
         match self.resolve(&id.name, Some(sc)) {
             None => {
@@ -1218,17 +1413,28 @@ impl Checker<'_> {
                 let sig_span = info.sig_span;
                 if want_value && !returns {
                     self.err(
-                        Diagnostic::error(id.span, format!("procedure `{}` does not return a value", id.name))
-                            .label("used as a value")
-                            .secondary(sig_span, "declared as a procedure here"),
+                        Diagnostic::error(
+                            id.span,
+                            format!("procedure `{}` does not return a value", id.name),
+                        )
+                        .label("used as a value")
+                        .secondary(sig_span, "declared as a procedure here"),
                     );
                     return fail;
                 }
                 if params.len() != args.len() {
                     self.err(
-                        Diagnostic::error(span, format!("`{}` takes {}, but {} given", id.name, count(params.len(), "argument"), were(args.len())))
-                            .label("wrong number of arguments")
-                            .secondary(sig_span, "declared here"),
+                        Diagnostic::error(
+                            span,
+                            format!(
+                                "`{}` takes {}, but {} given",
+                                id.name,
+                                count(params.len(), "argument"),
+                                were(args.len())
+                            ),
+                        )
+                        .label("wrong number of arguments")
+                        .secondary(sig_span, "declared here"),
                     );
                     return fail;
                 }
@@ -1237,7 +1443,13 @@ impl Checker<'_> {
                     hargs.push(if is_list {
                         self.list_arg(arg, ElemKind::Any, false, &id.name, "list parameter", sc)
                     } else {
-                        h::Arg::Value(self.value_arg(arg, ParamKind::Int, &id.name, "value parameter", sc))
+                        h::Arg::Value(self.value_arg(
+                            arg,
+                            ParamKind::Int,
+                            &id.name,
+                            "value parameter",
+                            sc,
+                        ))
                     });
                 }
                 h::Expr {
@@ -1252,9 +1464,12 @@ impl Checker<'_> {
             Some(Res::Intrinsic(n, info)) => {
                 if want_value && !info.returns {
                     self.err(
-                        Diagnostic::error(id.span, format!("`{}` does not return a value", id.name))
-                            .label("used as a value")
-                            .note(format!("`{}` is a built-in procedure", id.name)),
+                        Diagnostic::error(
+                            id.span,
+                            format!("`{}` does not return a value", id.name),
+                        )
+                        .label("used as a value")
+                        .note(format!("`{}` is a built-in procedure", id.name)),
                     );
                     return fail;
                 }
@@ -1262,7 +1477,12 @@ impl Checker<'_> {
                     self.err(
                         Diagnostic::error(
                             span,
-                            format!("`{}` takes {}, but {} given", id.name, count(info.params.len(), "argument"), were(args.len())),
+                            format!(
+                                "`{}` takes {}, but {} given",
+                                id.name,
+                                count(info.params.len(), "argument"),
+                                were(args.len())
+                            ),
                         )
                         .label("wrong number of arguments")
                         .note(format!("signature: {}", signature(info))),
@@ -1272,7 +1492,9 @@ impl Checker<'_> {
                 let mut hargs = Vec::new();
                 for (arg, p) in args.iter().zip(info.params) {
                     hargs.push(match p.kind {
-                        ParamKind::List { elem, out } => self.list_arg(arg, elem, out, &id.name, p.name, sc),
+                        ParamKind::List { elem, out } => {
+                            self.list_arg(arg, elem, out, &id.name, p.name, sc)
+                        }
                         kind => h::Arg::Value(self.value_arg(arg, kind, &id.name, p.name, sc)),
                     });
                 }
@@ -1293,7 +1515,8 @@ impl Checker<'_> {
                     _ => "text",
                 };
                 self.err(
-                    Diagnostic::error(id.span, format!("`{}` is a {what}, not a routine", id.name)).label("called here"),
+                    Diagnostic::error(id.span, format!("`{}` is a {what}, not a routine", id.name))
+                        .label("called here"),
                 );
                 fail
             }
@@ -1311,12 +1534,25 @@ impl Checker<'_> {
         }
     }
 
-    fn value_arg(&mut self, arg: &a::Arg, kind: ParamKind, callee: &str, pname: &str, sc: &Scope) -> h::Expr {
+    fn value_arg(
+        &mut self,
+        arg: &a::Arg,
+        kind: ParamKind,
+        callee: &str,
+        pname: &str,
+        sc: &Scope,
+    ) -> h::Expr {
         if arg.items.len() > 1 {
             self.err(
-                Diagnostic::error(arg.span, format!("`{callee}` expects a single value for `{pname}`, found {} values", arg.items.len()))
-                    .label("a list of values")
-                    .help("separate arguments with `,`"),
+                Diagnostic::error(
+                    arg.span,
+                    format!(
+                        "`{callee}` expects a single value for `{pname}`, found {} values",
+                        arg.items.len()
+                    ),
+                )
+                .label("a list of values")
+                .help("separate arguments with `,`"),
             );
             return Self::konst(0, arg.span);
         }
@@ -1325,15 +1561,34 @@ impl Checker<'_> {
             if want != found {
                 let text = self.text(e.span).to_string();
                 self.err(
-                    Diagnostic::error(e.span, format!("`{callee}` expects a {} for `{pname}`, found the {} `{text}`", want.name(), found.name()))
-                        .label(format!("a {}, not a {}", found.name(), want.name())),
+                    Diagnostic::error(
+                        e.span,
+                        format!(
+                            "`{callee}` expects a {} for `{pname}`, found the {} `{text}`",
+                            want.name(),
+                            found.name()
+                        ),
+                    )
+                    .label(format!(
+                        "a {}, not a {}",
+                        found.name(),
+                        want.name()
+                    )),
                 );
             }
         }
         self.expr(e, sc)
     }
 
-    fn list_arg(&mut self, arg: &a::Arg, elem: ElemKind, out: bool, callee: &str, pname: &str, sc: &Scope) -> h::Arg {
+    fn list_arg(
+        &mut self,
+        arg: &a::Arg,
+        elem: ElemKind,
+        out: bool,
+        callee: &str,
+        pname: &str,
+        sc: &Scope,
+    ) -> h::Arg {
         let fail = h::Arg::Value(Self::konst(0, arg.span));
         if let [a::Expr {
             kind: a::ExprKind::Name(id),
@@ -1342,7 +1597,9 @@ impl Checker<'_> {
         {
             match self.resolve(&id.name, Some(sc)) {
                 Some(Res::Global(GKind::List(l))) => return h::Arg::List(h::ListRef::Global(l)),
-                Some(Res::Local(LSym::ListParam(slot))) => return h::Arg::List(h::ListRef::Param(slot)),
+                Some(Res::Local(LSym::ListParam(slot))) => {
+                    return h::Arg::List(h::ListRef::Param(slot))
+                }
                 None => {
                     self.unknown(id, Some(sc));
                     return fail;
@@ -1352,9 +1609,14 @@ impl Checker<'_> {
         }
         if out {
             self.err(
-                Diagnostic::error(arg.span, format!("`{callee}` fills its argument `{pname}`, which must be a list variable"))
-                    .label("not a list variable")
-                    .help("declare a list, e.g. `list tmplist;`, and pass its name"),
+                Diagnostic::error(
+                    arg.span,
+                    format!(
+                        "`{callee}` fills its argument `{pname}`, which must be a list variable"
+                    ),
+                )
+                .label("not a list variable")
+                .help("declare a list, e.g. `list tmplist;`, and pass its name"),
             );
             return fail;
         }

@@ -102,7 +102,11 @@ impl SourceFile {
     /// The byte range of 0-based line `line`, without its line break.
     fn line_range(&self, line: usize) -> Option<Range<usize>> {
         let start = *self.line_starts.get(line)?;
-        let end = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         let text = self.text.get(start..end)?;
         let trimmed = text.trim_end_matches(['\n', '\r']).len();
         Some(start..start + trimmed)
@@ -123,7 +127,8 @@ impl SourceMap {
 
     /// Adds a file; returns its id.
     pub fn add(&mut self, name: &str, path: Option<PathBuf>, text: String) -> FileId {
-        self.files.push(SourceFile::new(name.to_string(), path, text));
+        self.files
+            .push(SourceFile::new(name.to_string(), path, text));
         FileId(self.files.len() as u32 - 1)
     }
 
@@ -139,7 +144,10 @@ impl SourceMap {
 
     /// The first file with the given display name.
     pub fn find(&self, name: &str) -> Option<FileId> {
-        self.files.iter().position(|f| f.name == name).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FileId(i as u32))
     }
 
     /// The 1-based line and column (in characters) of the start of a span.
@@ -186,11 +194,15 @@ impl<'a> Files<'a> for SourceMap {
     type Source = &'a str;
 
     fn name(&'a self, id: FileId) -> Result<&'a str, files::Error> {
-        self.get(id).map(|f| f.name.as_str()).ok_or(files::Error::FileMissing)
+        self.get(id)
+            .map(|f| f.name.as_str())
+            .ok_or(files::Error::FileMissing)
     }
 
     fn source(&'a self, id: FileId) -> Result<&'a str, files::Error> {
-        self.get(id).map(|f| f.text.as_str()).ok_or(files::Error::FileMissing)
+        self.get(id)
+            .map(|f| f.text.as_str())
+            .ok_or(files::Error::FileMissing)
     }
 
     fn line_index(&'a self, id: FileId, byte_index: usize) -> Result<usize, files::Error> {
@@ -203,11 +215,18 @@ impl<'a> Files<'a> for SourceMap {
         if line_index == f.line_starts.len() {
             return Ok(f.text.len()..f.text.len());
         }
-        let start = *f.line_starts.get(line_index).ok_or(files::Error::LineTooLarge {
-            given: line_index,
-            max: f.line_starts.len().saturating_sub(1),
-        })?;
-        let end = f.line_starts.get(line_index + 1).copied().unwrap_or(f.text.len());
+        let start = *f
+            .line_starts
+            .get(line_index)
+            .ok_or(files::Error::LineTooLarge {
+                given: line_index,
+                max: f.line_starts.len().saturating_sub(1),
+            })?;
+        let end = f
+            .line_starts
+            .get(line_index + 1)
+            .copied()
+            .unwrap_or(f.text.len());
         Ok(start..end)
     }
 }
@@ -344,13 +363,20 @@ pub fn find_include(
     name: &str,
 ) -> Result<Found, IncludeError> {
     let mut searched = Vec::new();
-    let dirs = from_dir.into_iter().map(Path::to_path_buf).chain(include_dirs.iter().cloned());
+    let dirs = from_dir
+        .into_iter()
+        .map(Path::to_path_buf)
+        .chain(include_dirs.iter().cloned());
     for dir in dirs {
         let path = dir.join(name);
         match loader.load(&path) {
             Ok(text) => {
                 let identity = loader.identity(&path);
-                return Ok(Found::File { path, identity, text });
+                return Ok(Found::File {
+                    path,
+                    identity,
+                    text,
+                });
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => searched.push(dir),
             Err(e) => {

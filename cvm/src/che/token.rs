@@ -114,7 +114,10 @@ impl Kw {
 
     /// The spelling.
     pub fn as_str(self) -> &'static str {
-        KEYWORDS.iter().find(|(_, k)| *k == self).map_or("?", |(w, _)| w)
+        KEYWORDS
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("?", |(w, _)| w)
     }
 }
 
