@@ -71,6 +71,7 @@ pub mod interp;
 pub mod intrinsics;
 pub mod isa;
 pub mod module;
+pub mod opt;
 pub mod runtime;
 pub mod testkit;
 pub mod verify;

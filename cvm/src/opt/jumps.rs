@@ -1,0 +1,198 @@
+//! Control-flow clean-ups: jump threading, branch-over-jump inversion,
+//! jumps to the next instruction, unreachable code and unused labels.
+//!
+//! Fuel is charged for every taken jump whose target is not after it, so a
+//! rewrite that changes which jump runs must not change how many charges a
+//! path pays. Threading `A: jmp L1 ... L1: jmp L2` into `A: jmp L2` removes
+//! the charge of the second jump and changes the direction of the first, so
+//! it is done only when the charges before and after are equal.
+
+use super::ir::{target_index, Body, Item, Label};
+use super::peephole::negate_branch;
+use crate::isa::Opcode;
+use std::collections::{HashMap, HashSet};
+
+/// How far jump threading follows chains of jumps.
+const MAX_HOPS: usize = 8;
+
+/// Runs every clean-up once; returns the number of changes.
+pub fn run(body: &mut Body) -> usize {
+    let mut changes = 0;
+    changes += thread_jumps(body);
+    changes += invert_branch_over_jump(body);
+    changes += drop_jumps_to_next(body);
+    changes += drop_unreachable(body);
+    changes += drop_unused_labels(body);
+    changes
+}
+
+/// Position (item index) of every label.
+fn label_positions(body: &Body) -> HashMap<Label, usize> {
+    body.items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, it)| match it {
+            Item::Label(l) => Some((*l, i)),
+            Item::Ins(_) => None,
+        })
+        .collect()
+}
+
+/// The first instruction at or after item `i`, with its index.
+fn first_ins(body: &Body, mut i: usize) -> Option<(usize, &super::ir::Ins)> {
+    while let Some(item) = body.items.get(i) {
+        if let Item::Ins(ins) = item {
+            return Some((i, ins));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether a jump at item `from` to label position `to` charges fuel when
+/// taken. Items only keep their relative order, so comparing item indices
+/// is comparing code offsets.
+fn charges(from: usize, to: usize) -> bool {
+    to <= from
+}
+
+fn thread_jumps(body: &mut Body) -> usize {
+    let pos = label_positions(body);
+    let mut changes = 0;
+    for i in 0..body.items.len() {
+        let Item::Ins(ins) = body.items[i] else {
+            continue;
+        };
+        let Some(k) = target_index(ins.op()) else {
+            continue;
+        };
+        let mut target = ins.arg(k);
+        let mut cost = charges(i, pos[&target]) as u32;
+        let mut via: Vec<(usize, u32)> = Vec::new();
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_HOPS {
+            let at = pos[&target];
+            let Some((j, next)) = first_ins(body, at) else {
+                break;
+            };
+            if next.op() != Opcode::Jmp || !seen.insert(j) {
+                break;
+            }
+            let t2 = next.arg(0);
+            cost += charges(j, pos[&t2]) as u32;
+            target = t2;
+            via.push((j, cost));
+        }
+        // Take the furthest hop whose direct jump costs what the chain did.
+        let best = via
+            .iter()
+            .rev()
+            .map(|&(j, c)| {
+                let Some(Item::Ins(hop)) = body.items.get(j) else {
+                    return None;
+                };
+                Some((hop.arg(0), c))
+            })
+            .find_map(|h| h.filter(|&(t, c)| charges(i, pos[&t]) as u32 == c));
+        if let Some((t, _)) = best {
+            if t != ins.arg(k) {
+                if let Item::Ins(ins) = &mut body.items[i] {
+                    ins.instr.operands[k] = t;
+                    changes += 1;
+                }
+            }
+        }
+    }
+    changes
+}
+
+/// `jcc L1; jmp L2; L1:` -> `j!cc L2; L1:`.
+fn invert_branch_over_jump(body: &mut Body) -> usize {
+    let mut changes = 0;
+    let mut i = 0;
+    while i + 2 < body.items.len() {
+        let (Item::Ins(a), Item::Ins(b), Item::Label(l1)) =
+            (body.items[i], body.items[i + 1], body.items[i + 2])
+        else {
+            i += 1;
+            continue;
+        };
+        let Some(neg) = negate_branch(a.op()) else {
+            i += 1;
+            continue;
+        };
+        let k = target_index(a.op()).unwrap_or(0);
+        if b.op() == Opcode::Jmp && a.arg(k) == l1 {
+            let mut operands = a.instr.operands;
+            operands[k] = b.arg(0);
+            let mut fused = a;
+            fused.instr = crate::isa::Instr::new(neg, &operands[..neg.info().operands.len()]);
+            fused.pos = b.pos.or(a.pos);
+            body.items.splice(i..i + 2, [Item::Ins(fused)]);
+            changes += 1;
+        }
+        i += 1;
+    }
+    changes
+}
+
+/// `jmp L; L:` -> `L:` (a forward jump, so no fuel is lost).
+fn drop_jumps_to_next(body: &mut Body) -> usize {
+    let mut changes = 0;
+    let mut i = 0;
+    while i < body.items.len() {
+        if let Item::Ins(ins) = body.items[i] {
+            if ins.op() == Opcode::Jmp {
+                let target = ins.arg(0);
+                let mut j = i + 1;
+                let mut hit = false;
+                while let Some(Item::Label(l)) = body.items.get(j) {
+                    if *l == target {
+                        hit = true;
+                    }
+                    j += 1;
+                }
+                if hit {
+                    body.items.remove(i);
+                    changes += 1;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    changes
+}
+
+/// Removes instructions after a terminator up to the next label.
+fn drop_unreachable(body: &mut Body) -> usize {
+    let mut changes = 0;
+    let mut dead = false;
+    body.items.retain(|item| match item {
+        Item::Label(_) => {
+            dead = false;
+            true
+        }
+        Item::Ins(ins) => {
+            if dead {
+                changes += 1;
+                return false;
+            }
+            dead = ins.op().info().flow.is_terminator();
+            true
+        }
+    });
+    changes
+}
+
+/// Removes labels nothing jumps to, so that peephole windows can span them.
+fn drop_unused_labels(body: &mut Body) -> usize {
+    let used: HashSet<Label> = body
+        .instrs()
+        .filter_map(|i| target_index(i.op()).map(|k| i.arg(k)))
+        .collect();
+    let before = body.items.len();
+    body.items
+        .retain(|item| !matches!(item, Item::Label(l) if !used.contains(l)));
+    before - body.items.len()
+}
