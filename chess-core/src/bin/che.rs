@@ -1,15 +1,17 @@
 //! `che`: the Che++ tool chain on the command line.
 //!
 //! ```text
-//! che compile FILE.che [-I DIR]... [-o FILE.cmp]
-//! che asm FILE.che|FILE.cmp|FILE.asm [-I DIR]... [-o FILE.asm]
+//! che compile FILE.che [-I DIR]... [--no-opt] [-o FILE.cmp]
+//! che asm FILE.che|FILE.cmp|FILE.asm [-I DIR]... [--no-opt] [-o FILE.asm]
 //! che assemble FILE.asm [-o FILE.cmp]
-//! che run FILE [--backend interp] [--fen FEN] [--fuel N] [-I DIR]...
-//! che advice FILE [--backend interp] [--fen FEN] [--fuel N] [-I DIR]...
+//! che run FILE [--backend interp] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! che advice FILE [--backend interp] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! ```
 //!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
-//! CVM assembler, anything else Che++ source. Diagnostics go to standard
+//! CVM assembler, anything else Che++ source. Che++ source goes through the
+//! loophole optimizer unless `--no-opt` is given (so `asm` shows the
+//! optimized listing); `.cmp` and `.asm` input runs as it is. Diagnostics go to standard
 //! error as `file:line:col: error: message` with the source line and a
 //! caret. `run` prints one line per `write` (`decimal 0xHHHHHHHH`) and per
 //! `TextOut`; `advice` prints the advice table as JSON.
@@ -75,11 +77,15 @@ enum Command {
     Advice(RunArgs),
 }
 
+/// How Che++ source is compiled.
 #[derive(Args)]
 struct Includes {
     /// Folder searched by `include` after the including file's folder.
     #[arg(short = 'I', value_name = "DIR")]
     dirs: Vec<PathBuf>,
+    /// Do not run the loophole optimizer on compiled Che++ source.
+    #[arg(long)]
+    no_opt: bool,
 }
 
 #[derive(Args)]
@@ -152,7 +158,11 @@ fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
     eprint!("{}", compiled.render_diagnostics());
     match compiled.module {
         Some(module) => Ok(Loaded {
-            module,
+            module: if includes.no_opt {
+                module
+            } else {
+                optimized(module)?
+            },
             sources: Some(compiled.sources),
         }),
         None => {
@@ -166,6 +176,12 @@ fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
             Err(COMPILE_ERROR)
         }
     }
+}
+
+/// Runs the loophole optimizer over a freshly compiled module.
+fn optimized(module: Module) -> Result<Module, Failed> {
+    let program = Program::new(module).map_err(|e| fail(format!("invalid module: {e}")))?;
+    Ok(cvm::opt::optimize(&program).0.into_module())
 }
 
 fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
