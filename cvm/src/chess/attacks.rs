@@ -24,12 +24,6 @@ const DIRECTIONS: [(i32, i32); 8] = [
     (1, -1),
 ];
 
-/// Indices into [`DIRECTIONS`] of the rook directions.
-const ROOK_DIRS: [usize; 4] = [0, 2, 4, 6];
-/// Indices into [`DIRECTIONS`] of the bishop directions.
-const BISHOP_DIRS: [usize; 4] = [1, 3, 5, 7];
-
-/// The squares reached from `sq` by the given steps, each taken once.
 const fn leaper(sq: i32, steps: &[(i32, i32)]) -> u64 {
     let (f, r) = (sq % 8, sq / 8);
     let mut set = 0u64;
@@ -108,37 +102,44 @@ const fn ray_table() -> [[u64; 64]; 8] {
 /// Every square on the ray from a square (excluding it), `[direction][square]`.
 const RAYS: [[u64; 64]; 8] = ray_table();
 
-/// The squares a slider on `sq` reaches along direction `d`, up to and
-/// including the first occupied square.
-#[inline]
-fn ray_attacks(d: usize, sq: usize, occupied: u64) -> u64 {
+/// The squares a slider on `sq` reaches along direction `d` (one of the
+/// first four, which increase the square number), up to and including the
+/// first occupied square. Branch-free: bit 63 stands in for "no blocker",
+/// and no ray of these directions leaves h8.
+#[inline(always)]
+fn up_ray(d: usize, sq: usize, occupied: u64) -> u64 {
     let ray = RAYS[d][sq];
-    let blockers = ray & occupied;
-    if blockers == 0 {
-        return ray;
-    }
-    let first = if d < 4 {
-        blockers.trailing_zeros()
-    } else {
-        63 - blockers.leading_zeros()
-    };
+    let first = ((ray & occupied) | (1 << 63)).trailing_zeros();
     ray ^ RAYS[d][first as usize]
 }
 
-/// Rook attacks from `sq` (0..63) given the occupied squares.
-#[inline]
-pub fn rook(sq: usize, occupied: u64) -> u64 {
-    ROOK_DIRS
-        .iter()
-        .fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
+/// As [`up_ray`] for the last four directions, which decrease the square
+/// number; bit 0 stands in for "no blocker" (no such ray leaves a1).
+#[inline(always)]
+fn down_ray(d: usize, sq: usize, occupied: u64) -> u64 {
+    let ray = RAYS[d][sq];
+    let first = 63 - ((ray & occupied) | 1).leading_zeros();
+    ray ^ RAYS[d][first as usize]
 }
 
-/// Bishop attacks from `sq` (0..63) given the occupied squares.
+/// Rook attacks from `sq` (taken modulo 64) given the occupied squares.
+#[inline]
+pub fn rook(sq: usize, occupied: u64) -> u64 {
+    let sq = sq & 63;
+    up_ray(0, sq, occupied)
+        | up_ray(2, sq, occupied)
+        | down_ray(4, sq, occupied)
+        | down_ray(6, sq, occupied)
+}
+
+/// Bishop attacks from `sq` (taken modulo 64) given the occupied squares.
 #[inline]
 pub fn bishop(sq: usize, occupied: u64) -> u64 {
-    BISHOP_DIRS
-        .iter()
-        .fold(0, |acc, &d| acc | ray_attacks(d, sq & 63, occupied))
+    let sq = sq & 63;
+    up_ray(1, sq, occupied)
+        | up_ray(3, sq, occupied)
+        | down_ray(5, sq, occupied)
+        | down_ray(7, sq, occupied)
 }
 
 /// The squares every piece in `set` attacks, for pieces of one kind and
