@@ -52,7 +52,7 @@ pub fn concrete_square(value: i32) -> Option<usize> {
 /// The files of a column value (`aline`..`hline`, `.line` = all).
 #[inline]
 pub fn column_files(value: i32) -> Option<u8> {
-    match value - lit::COLUMN_BASE {
+    match value.wrapping_sub(lit::COLUMN_BASE) {
         f @ 0..=7 => Some(1 << f),
         8 => Some(0xFF),
         _ => None,
@@ -71,7 +71,7 @@ pub fn side_files(value: i32) -> Option<u8> {
 /// The squares of a square-colour value (`lsqr`, `dsqr`, `?sqr`).
 #[inline]
 pub fn square_colour_set(value: i32) -> Option<u64> {
-    match value - lit::SQCOLOR_BASE {
+    match value.wrapping_sub(lit::SQCOLOR_BASE) {
         0 => Some(LIGHT_SQUARES),
         1 => Some(DARK_SQUARES),
         2 => Some(u64::MAX),
@@ -136,7 +136,7 @@ pub fn move_squares(value: i32) -> Option<(i32, i32)> {
 /// Applies a compoperator: `count op n`. `None` when `op` is not one.
 #[inline]
 pub fn compare(count: i32, op: i32, n: i32) -> Option<bool> {
-    Some(match op - lit::COMPOP_BASE {
+    Some(match op.wrapping_sub(lit::COMPOP_BASE) {
         0 => count == n,
         1 => count != n,
         2 => count < n,
