@@ -5,11 +5,106 @@
 //! 1, shakmaty with `legal_moves().len()` at depth 1. Interior nodes are expanded by copy-make in all
 //! three. Before timing, each library's count is checked against the published value.
 //!
+//! The clock is the benchmark thread's CPU time, not wall time: the project's machines have two
+//! cores shared with whatever else is building, and time spent descheduled would otherwise land on
+//! whichever library happened to run then. On an idle machine the two agree. Set
+//! `PERFT_CLOCK=wall` to measure wall time instead.
+//!
 //! Run: `cargo bench -p che-benches --bench perft`. Results and ratios: `docs/benchmarks.md`.
 
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Position as _};
 use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Thread CPU time (default) or wall time, chosen by `PERFT_CLOCK`.
+struct Clock {
+    wall: bool,
+}
+
+/// A started measurement of either kind.
+enum Started {
+    Wall(Instant),
+    Cpu(cpu_time::ThreadTime),
+}
+
+impl Clock {
+    fn from_env() -> Clock {
+        Clock {
+            wall: std::env::var("PERFT_CLOCK").is_ok_and(|v| v == "wall"),
+        }
+    }
+}
+
+impl Measurement for Clock {
+    type Intermediate = Started;
+    type Value = Duration;
+
+    fn start(&self) -> Started {
+        if self.wall {
+            Started::Wall(Instant::now())
+        } else {
+            Started::Cpu(cpu_time::ThreadTime::now())
+        }
+    }
+
+    fn end(&self, started: Started) -> Duration {
+        match started {
+            Started::Wall(t) => t.elapsed(),
+            Started::Cpu(t) => t.elapsed(),
+        }
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &NanosFormatter
+    }
+}
+
+/// Formats nanoseconds as ms and element throughput as Melem/s.
+struct NanosFormatter;
+
+impl ValueFormatter for NanosFormatter {
+    fn scale_values(&self, _typical: f64, values: &mut [f64]) -> &'static str {
+        for v in values.iter_mut() {
+            *v /= 1e6;
+        }
+        "ms"
+    }
+
+    fn scale_throughputs(
+        &self,
+        _typical: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        let per_iteration = match *throughput {
+            Throughput::Elements(n) | Throughput::ElementsAndBytes { elements: n, .. } => n,
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Bits(n) => n,
+        } as f64;
+        for v in values.iter_mut() {
+            // nanoseconds per iteration -> millions of elements per second
+            *v = per_iteration * 1e3 / *v;
+        }
+        "Melem/s"
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
 
 /// (name, FEN, depth, published node count).
 const CASES: [(&str, &str, u32, u64); 3] = [
@@ -69,7 +164,7 @@ fn shakmaty_perft(pos: &Chess, depth: u32) -> u64 {
     }
 }
 
-fn bench_perft(c: &mut Criterion) {
+fn bench_perft(c: &mut Criterion<Clock>) {
     for (name, fen, depth, expected) in CASES {
         let che = chess_core::Position::from_fen(fen).expect("valid FEN");
         let cozy: cozy_chess::Board = fen.parse().expect("valid FEN");
@@ -102,5 +197,9 @@ fn bench_perft(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_perft);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(Clock::from_env());
+    targets = bench_perft
+}
 criterion_main!(benches);
