@@ -121,3 +121,15 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Restricting exchange control to the squares a call names changes
+    /// nothing on those squares.
+    #[test]
+    fn exchange_control_within_a_mask_is_the_full_set_on_it(b in board(), mask in any::<u64>(), colour in 0i32..3) {
+        use cvm::chess::pattern::{exchange_control, exchange_control_within};
+        prop_assert_eq!(exchange_control_within(&b, colour, mask), exchange_control(&b, colour) & mask);
+    }
+}

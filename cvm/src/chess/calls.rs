@@ -105,16 +105,21 @@ fn combine(form: Form, els: &[i32], mut pred: impl FnMut(i32) -> Option<bool>) -
     }
 }
 
-/// A square-set pattern in and/or form: `set` is `None` for invalid
-/// parameters.
+/// A square-set pattern in and/or form: `set` gets the board and the
+/// squares the list names (the set only matters there) and returns `None`
+/// for invalid parameters.
 fn square_test(
     ctx: &mut Ctx<'_>,
     form: Form,
     list: i32,
-    set: impl FnOnce(&BoardView) -> Option<u64>,
+    set: impl FnOnce(&BoardView, u64) -> Option<u64>,
 ) -> R {
     let els = elements(ctx.memory, list)?;
-    let Some(set) = set(board(&*ctx.host)) else {
+    let named = els
+        .iter()
+        .filter_map(|&e| sets::square_set(e))
+        .fold(0, |acc, m| acc | m);
+    let Some(set) = set(board(&*ctx.host), named) else {
         return Ok(0);
     };
     Ok(i32::from(combine(form, els, |e| {
@@ -123,48 +128,51 @@ fn square_test(
 }
 
 /// A square-set pattern in `Get` form.
-fn square_get(ctx: &mut Ctx<'_>, list: i32, set: impl FnOnce(&BoardView) -> Option<u64>) -> R {
-    let set = set(board(&*ctx.host)).unwrap_or(0);
+fn square_get(ctx: &mut Ctx<'_>, list: i32, set: impl FnOnce(&BoardView, u64) -> Option<u64>) -> R {
+    let set = set(board(&*ctx.host), u64::MAX).unwrap_or(0);
     fill_squares(ctx.memory, list, set)
 }
 
 macro_rules! square_pattern {
-    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, |$b:ident, $x:ident| $set:expr) => {
+    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, |$b:ident, $w:ident, $x:ident| $set:expr) => {
         $(#[$m])*
         pub(crate) fn $and(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
-            square_test(ctx, Form::And, list, |$b| $set)
+            square_test(ctx, Form::And, list, |$b, $w| $set)
         }
         $(#[$m])*
         pub(crate) fn $or(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
-            square_test(ctx, Form::Or, list, |$b| $set)
+            square_test(ctx, Form::Or, list, |$b, $w| $set)
         }
         $(#[$m])*
         pub(crate) fn $get(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
-            square_get(ctx, list, |$b| $set)
+            square_get(ctx, list, |$b, $w| $set)
         }
     };
 }
 
-square_pattern!(pc_on_sqrs, or_pc_on_sqrs, get_pc_on_sqrs, |b, piece| {
+square_pattern!(pc_on_sqrs, or_pc_on_sqrs, get_pc_on_sqrs, |b, _w, piece| {
     sets::piece(piece).map(|_| pattern::piece_set(b, piece))
 });
-square_pattern!(dbl_pwns, or_dbl_pwns, get_dbl_pwns, |b, colour| {
+square_pattern!(dbl_pwns, or_dbl_pwns, get_dbl_pwns, |b, _w, colour| {
     sets::colours(colour).map(|_| pattern::doubled_pawns(b, colour))
 });
-square_pattern!(passed, or_passed, get_passed, |b, colour| sets::colours(
-    colour
-)
-.map(|_| pattern::passed_pawns(b, colour)));
-square_pattern!(control, or_control, get_control, |b, piece| sets::piece(
-    piece
-)
-.map(|_| pattern::control(b, piece)));
-square_pattern!(exchng_ctrl, or_exchng_ctrl, get_exchng_ctrl, |b, colour| {
-    sets::colours(colour).map(|_| pattern::exchange_control(b, colour))
+square_pattern!(passed, or_passed, get_passed, |b, _w, colour| {
+    sets::colours(colour).map(|_| pattern::passed_pawns(b, colour))
 });
+square_pattern!(control, or_control, get_control, |b, _w, piece| {
+    sets::piece(piece).map(|_| pattern::control(b, piece))
+});
+square_pattern!(
+    exchng_ctrl,
+    or_exchng_ctrl,
+    get_exchng_ctrl,
+    |b, within, colour| {
+        sets::colours(colour).map(|_| pattern::exchange_control_within(b, colour, within))
+    }
+);
 
 /// `CmpNrPcs(piece, op, n, squares)`: every element's piece count compares.
 pub(crate) fn cmp_nr_pcs(ctx: &mut Ctx<'_>, args: &[i32]) -> R {

@@ -96,6 +96,14 @@ pub fn has_control(board: &BoardView, colour: usize, sq: usize) -> bool {
 
 /// Every square over which `colour` (0 or 1) has exchange control.
 pub fn control_set(board: &BoardView, colour: usize) -> u64 {
+    control_set_within(board, colour, u64::MAX)
+}
+
+/// The squares of `within` over which `colour` (0 or 1) has exchange
+/// control: [`control_set`] restricted to a mask, running the exchange
+/// evaluation only where it can matter (a pattern call naming a few
+/// squares need not evaluate all 64).
+pub fn control_set_within(board: &BoardView, colour: usize, within: u64) -> u64 {
     let c = colour & 1;
     let occupied = board.occupied();
     let reach = |side: usize| {
@@ -107,8 +115,8 @@ pub fn control_set(board: &BoardView, colour: usize) -> u64 {
     let own = board.colour_set(c);
     // Squares decided without an exchange: own pieces nobody attacks hold;
     // squares the side cannot reach are lost.
-    let mut set = own & !enemy_reach;
-    let contested = (own & enemy_reach) | (!own & own_reach);
+    let mut set = own & !enemy_reach & within;
+    let contested = ((own & enemy_reach) | (!own & own_reach)) & within;
     for sq in super::sets::squares(contested) {
         if has_control(board, c, sq) {
             set |= 1 << sq;

@@ -197,10 +197,19 @@ pub fn control(board: &BoardView, piece: i32) -> u64 {
 /// [`exchange::has_control`]); for `?` the squares over which both sides
 /// have it. Empty for an invalid colour.
 pub fn exchange_control(board: &BoardView, colour: i32) -> u64 {
+    exchange_control_within(board, colour, u64::MAX)
+}
+
+/// [`exchange_control`] restricted to the squares of `within` (the same
+/// answer there, zero elsewhere, less work for small masks).
+pub fn exchange_control_within(board: &BoardView, colour: i32, within: u64) -> u64 {
     match sets::colours(colour) {
-        Some(1) => exchange::control_set(board, WHITE),
-        Some(2) => exchange::control_set(board, BLACK),
-        Some(_) => exchange::control_set(board, WHITE) & exchange::control_set(board, BLACK),
+        Some(1) => exchange::control_set_within(board, WHITE, within),
+        Some(2) => exchange::control_set_within(board, BLACK, within),
+        Some(_) => {
+            let white = exchange::control_set_within(board, WHITE, within);
+            white & exchange::control_set_within(board, BLACK, white)
+        }
         None => 0,
     }
 }
@@ -264,7 +273,8 @@ pub fn control_mask(board: &BoardView, piece: i32, mask: u64, mode: Mode) -> boo
 /// `ExchngCtrl` on a folded mask.
 #[inline]
 pub fn exchng_ctrl_mask(board: &BoardView, colour: i32, mask: u64, mode: Mode) -> bool {
-    sets::colours(colour).is_some() && test(exchange_control(board, colour), mask, mode)
+    sets::colours(colour).is_some()
+        && test(exchange_control_within(board, colour, mask), mask, mode)
 }
 
 /// `POnLine` on a folded file mask (bit `f` = file `f`; an and-list of
