@@ -240,9 +240,9 @@ fn board_view_matches_the_oracle_placement() {
 fn control_matches_python_chess_attacks() {
     for case in cases() {
         let mut h = Harness::new(&case);
-        for c in 0..2 {
-            for k in 0..6 {
-                let name = format!("{}{}", COLOUR_NAMES[c], KIND_NAMES[k]);
+        for (c, cn) in COLOUR_NAMES.iter().enumerate() {
+            for (k, kn) in KIND_NAMES.iter().enumerate() {
+                let name = format!("{cn}{kn}");
                 check_square_pattern(
                     &mut h,
                     "Control",
@@ -440,9 +440,9 @@ fn pieces_on_squares_and_counts_match_the_placement() {
     let mut rng = Lcg(7);
     for case in cases() {
         let mut h = Harness::new(&case);
-        for c in 0..2 {
-            for k in 0..6 {
-                let name = format!("{}{}", COLOUR_NAMES[c], KIND_NAMES[k]);
+        for (c, cn) in COLOUR_NAMES.iter().enumerate() {
+            for (k, kn) in KIND_NAMES.iter().enumerate() {
+                let name = format!("{cn}{kn}");
                 check_square_pattern(
                     &mut h,
                     "PcOnSqrs",
