@@ -855,8 +855,9 @@ impl<'p> Interpreter<'p> {
     }
 }
 
-/// Checks the embedder's arguments against the function's parameters.
-pub(crate) fn check_call_args(
+/// Checks the embedder's arguments against the function's parameters (both
+/// backends use it, so they refuse bad calls with the same message).
+pub fn check_call_args(
     module: &Module,
     func: u32,
     args: &[i32],

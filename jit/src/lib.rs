@@ -1,7 +1,54 @@
 //! Cranelift backend for the Che Virtual Machine (CVM).
 //!
-//! This crate lowers verified CVM modules to native code. It depends on the
-//! [`cvm`] crate only; the chess host in `chess-core` chooses between this
-//! backend and the interpreter at run time.
+//! This crate lowers verified CVM modules to native code with the
+//! interpreter's semantics, observably: the same results, output lines,
+//! advice tables, and runtime errors of the same kind at the same CVM code
+//! offset. The design is described in `docs/jit.md`.
+//!
+//! | module | job |
+//! |--------|-----|
+//! | [`compile`] | a whole program to native code ([`JitProgram`]) |
+//! | `lower` | one CVM function to Cranelift IR |
+//! | `inline` | chess pattern intrinsics as native bitboard code |
+//! | `analysis` | constant lists and call-depth bounds |
+//! | `context` | the `#[repr(C)]` record compiled code and shims share |
+//! | `shims` | the Rust functions compiled code calls |
+//! | `stack` | native stack for deep recursion |
+//! | [`instance`] | running compiled code ([`JitInstance`]) |
+//! | [`backend`] | the conformance harness's view of the JIT |
+//!
+//! ```
+//! use cvm::{asm, CollectOutput, NoHost, Program};
+//!
+//! let program = Program::new(asm::assemble(r#"
+//! .entry main
+//! .func main params 0 lists 0 locals 0 stack 2 value
+//!     push 40
+//!     add.i 2
+//!     retv
+//! .end
+//! "#).unwrap()).unwrap();
+//! let jit = jit::JitProgram::compile(&program).unwrap();
+//! let mut vm = jit.instance();
+//! let done = vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+//! assert_eq!(done.value(), Some(42));
+//! ```
 
+#![deny(missing_docs)]
+
+mod analysis;
+pub mod backend;
+pub mod compile;
+mod context;
+mod error;
+mod inline;
+pub mod instance;
+mod lower;
+mod shims;
+mod stack;
+
+pub use backend::JitBackend;
+pub use compile::{CompileStats, JitProgram};
 pub use cvm;
+pub use error::JitError;
+pub use instance::JitInstance;

@@ -1,0 +1,391 @@
+//! Compiling a whole verified program into one block of native code.
+//!
+//! [`JitProgram::compile`] declares every CVM function as a Cranelift
+//! function (so calls between them are direct calls, recursion included),
+//! lowers each one ([`crate::lower`]), adds one entry trampoline per arity
+//! (the embedder's way in: it unpacks an argument array and calls through a
+//! function pointer), links the shims by name and finalizes the code. The
+//! result is immutable and can back any number of instances; dropping it
+//! frees the code.
+
+use crate::analysis::{self, ListFacts};
+use crate::context::offsets;
+use crate::error::JitError;
+use crate::instance::JitInstance;
+use crate::lower::{cvm_signature, Env, Lower, PTR};
+use crate::shims;
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cvm::isa::Opcode;
+use cvm::{Memory, Program};
+use std::cell::Cell;
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// The native code of one CVM function.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CompiledFn {
+    /// Address of the compiled function.
+    pub code: *const u8,
+    /// Address of the entry trampoline for its arity.
+    pub entry: *const u8,
+}
+
+/// Figures about one compilation.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CompileStats {
+    /// CVM functions compiled.
+    pub functions: usize,
+    /// CVM instructions in them (reachable or not).
+    pub instructions: usize,
+    /// Intrinsic calls compiled to native code (chess patterns on constant
+    /// lists, pure functions of constants) instead of shim calls.
+    pub inlined: usize,
+    /// Bytes of native code produced (functions and trampolines).
+    pub code_bytes: usize,
+    /// Wall-clock time of [`JitProgram::compile`], analysis to finalized
+    /// code.
+    pub duration: Duration,
+}
+
+impl CompileStats {
+    /// Compile time per CVM instruction, in microseconds.
+    pub fn micros_per_instruction(&self) -> f64 {
+        self.duration.as_secs_f64() * 1e6 / self.instructions.max(1) as f64
+    }
+}
+
+/// A verified program compiled to native code.
+///
+/// Compile once, then create instances ([`JitProgram::instance`]) to run
+/// it; every instance has its own globals, lists and advice table. The code
+/// is freed when the `JitProgram` is dropped, which the borrow checker only
+/// allows once no instance is left.
+///
+/// ```
+/// use cvm::{asm, Program, NoHost, CollectOutput};
+///
+/// let module = asm::assemble(r#"
+/// .func main params 0 lists 0 locals 0 stack 2 value
+///     push 6
+///     push 7
+///     mul
+///     retv
+/// .end
+/// "#).unwrap();
+/// let program = Program::new(module).unwrap();
+/// let jit = jit::JitProgram::compile(&program).unwrap();
+/// let mut vm = jit.instance();
+/// let result = vm.call_by_name("main", &[], &mut NoHost, &mut CollectOutput::default()).unwrap();
+/// assert_eq!(result.value(), Some(42));
+/// ```
+pub struct JitProgram {
+    pub(crate) program: Program,
+    module: Option<JITModule>,
+    pub(crate) functions: Vec<CompiledFn>,
+    pub(crate) facts: ListFacts,
+    pub(crate) depth_bounds: Vec<Option<u32>>,
+    /// The largest native frame of any compiled function, in bytes.
+    pub(crate) max_frame: u64,
+    /// A fresh instance memory: the template new instances copy and the
+    /// layout compiled code was specialised for.
+    pub(crate) initial: Memory,
+    stats: CompileStats,
+}
+
+impl std::fmt::Debug for JitProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitProgram")
+            .field("functions", &self.functions.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: instances borrow the `JitProgram`, so none is alive
+            // any more and no compiled code can run after this point; the
+            // function pointers in `self.functions` die with `self`.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// Bytes a frame needs beyond what Cranelift reports below the frame
+/// pointer: the return address and the saved frame pointer, plus slack for
+/// alignment.
+const FRAME_SETUP: u64 = 16 + 32;
+
+fn settings_error(e: impl std::fmt::Display) -> JitError {
+    JitError::Settings(e.to_string())
+}
+
+fn link_error(e: impl std::fmt::Display) -> JitError {
+    JitError::Link(e.to_string())
+}
+
+/// A Cranelift module for the host, with the shims registered.
+fn new_module() -> Result<JITModule, JitError> {
+    let mut flags = settings::builder();
+    let set =
+        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(settings_error);
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    // Frames larger than a page probe every page, so a frame can never skip
+    // over a stack guard page.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    set(&mut flags, "enable_verifier", verify)?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| JitError::UnsupportedHost(e.to_string()))?
+        .finish(settings::Flags::new(flags))
+        .map_err(settings_error)?;
+    if isa.pointer_type() != PTR {
+        return Err(JitError::UnsupportedHost(
+            "the JIT needs a 64-bit machine".into(),
+        ));
+    }
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, addr) in shims::symbols() {
+        builder.symbol(name, addr);
+    }
+    Ok(JITModule::new(builder))
+}
+
+/// Function ids of the shims.
+struct ShimIds {
+    intrinsic: FuncId,
+    write: FuncId,
+    textout: FuncId,
+    pattern: FuncId,
+}
+
+fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
+    let sig = |params: &[cranelift_codegen::ir::Type]| {
+        let mut s = module.make_signature();
+        for &p in params {
+            s.params.push(AbiParam::new(p));
+        }
+        s.returns.push(AbiParam::new(types::I64));
+        s
+    };
+    let intrinsic_sig = sig(&[PTR, types::I32, PTR]);
+    let write_sig = sig(&[PTR, types::I32]);
+    let textout_sig = sig(&[PTR, types::I32]);
+    let pattern_sig = sig(&[PTR, types::I32, types::I32, types::I64]);
+    let mut declare = |name: &str, s| {
+        module
+            .declare_function(name, Linkage::Import, s)
+            .map_err(link_error)
+    };
+    Ok(ShimIds {
+        intrinsic: declare(shims::INTRINSIC, &intrinsic_sig)?,
+        write: declare(shims::WRITE, &write_sig)?,
+        textout: declare(shims::TEXTOUT, &textout_sig)?,
+        pattern: declare(shims::PATTERN, &pattern_sig)?,
+    })
+}
+
+impl JitProgram {
+    /// Compiles every function of a verified program.
+    pub fn compile(program: &Program) -> Result<JitProgram, JitError> {
+        let started = Instant::now();
+        let cvm_module = program.module();
+        let facts = analysis::list_facts(program);
+        let depth_bounds = analysis::depth_bounds(program);
+        let initial = Memory::new(cvm_module);
+
+        let mut module = new_module()?;
+        let shim_ids = declare_shims(&mut module)?;
+        let mut ids = Vec::with_capacity(cvm_module.functions.len());
+        for (i, f) in cvm_module.functions.iter().enumerate() {
+            let sig = cvm_signature(module.make_signature(), f.arity());
+            let id = module
+                .declare_function(&format!("cvm_{i}"), Linkage::Local, &sig)
+                .map_err(link_error)?;
+            ids.push(id);
+        }
+
+        let mut ctx = module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut frames = Vec::with_capacity(ids.len());
+        let mut code_bytes = 0usize;
+        let mut instructions = 0usize;
+        let mut inlined = 0usize;
+        for (index, (f, info)) in cvm_module
+            .functions
+            .iter()
+            .zip(program.function_infos())
+            .enumerate()
+        {
+            instructions += info.instrs.len();
+            let fail = |message: String| JitError::Function {
+                function: index as u32,
+                name: f.name.clone(),
+                message,
+            };
+            ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
+            ctx.func.name = UserFuncName::user(0, ids[index].as_u32());
+            let called: BTreeSet<u32> = info
+                .instrs
+                .iter()
+                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
+                .map(|i| i.instr.operands[0])
+                .collect();
+            let mut callees = HashMap::new();
+            for c in called {
+                callees.insert(
+                    c,
+                    module.declare_func_in_func(ids[c as usize], &mut ctx.func),
+                );
+            }
+            let env = Env {
+                module: cvm_module,
+                initial: &initial,
+                constant_lists: &facts.constant,
+                inlined: Cell::new(0),
+                callees,
+                intrinsic: module.declare_func_in_func(shim_ids.intrinsic, &mut ctx.func),
+                write: module.declare_func_in_func(shim_ids.write, &mut ctx.func),
+                textout: module.declare_func_in_func(shim_ids.textout, &mut ctx.func),
+                pattern: module.declare_func_in_func(shim_ids.pattern, &mut ctx.func),
+            };
+            let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let builder = Lower::new(builder, &env, f, info).run();
+            inlined += env.inlined.get();
+            builder.finalize(module.target_config());
+            module
+                .define_function(ids[index], &mut ctx)
+                .map_err(|e| fail(format!("{e:?}")))?;
+            let compiled = ctx
+                .compiled_code()
+                .ok_or_else(|| fail("no code produced".into()))?;
+            code_bytes += compiled.code_buffer().len();
+            let frame = match compiled.buffer.frame_layout() {
+                Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
+                // Without Cranelift's figure, assume every slot and stack
+                // entry spilled twice over, plus a page.
+                None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
+            };
+            frames.push(frame);
+            module.clear_context(&mut ctx);
+        }
+
+        // One entry trampoline per arity.
+        let arities: BTreeSet<u32> = cvm_module.functions.iter().map(|f| f.arity()).collect();
+        let mut trampolines = HashMap::new();
+        for &arity in &arities {
+            let id = define_trampoline(&mut module, &mut ctx, &mut fctx, arity)?;
+            code_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+            module.clear_context(&mut ctx);
+            trampolines.insert(arity, id);
+        }
+
+        module.finalize_definitions().map_err(link_error)?;
+        let functions = cvm_module
+            .functions
+            .iter()
+            .zip(&ids)
+            .map(|(f, &id)| CompiledFn {
+                code: module.get_finalized_function(id),
+                entry: module.get_finalized_function(trampolines[&f.arity()]),
+            })
+            .collect();
+        let max_frame = frames.iter().copied().max().unwrap_or(FRAME_SETUP);
+        let stats = CompileStats {
+            functions: cvm_module.functions.len(),
+            instructions,
+            inlined,
+            code_bytes,
+            duration: started.elapsed(),
+        };
+        Ok(JitProgram {
+            program: program.clone(),
+            module: Some(module),
+            functions,
+            facts,
+            depth_bounds,
+            max_frame,
+            initial,
+            stats,
+        })
+    }
+
+    /// The program that was compiled.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Figures about the compilation.
+    pub fn stats(&self) -> CompileStats {
+        self.stats
+    }
+
+    /// A new instance with the module's initial globals and lists, an empty
+    /// advice table and the default limits.
+    pub fn instance(&self) -> JitInstance<'_> {
+        JitInstance::new(self)
+    }
+}
+
+/// Defines the entry trampoline for functions of `arity` parameters:
+/// `(ctx, callee, fuel, depth_left, args) -> fuel or status`, storing the
+/// callee's value in the context.
+fn define_trampoline(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    arity: u32,
+) -> Result<FuncId, JitError> {
+    let mut sig = module.make_signature();
+    for t in [PTR, PTR, types::I64, types::I32, PTR] {
+        sig.params.push(AbiParam::new(t));
+    }
+    sig.returns.push(AbiParam::new(types::I64));
+    let id = module
+        .declare_function(&format!("cvm_entry_{arity}"), Linkage::Local, &sig)
+        .map_err(link_error)?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(1, id.as_u32());
+    let callee_sig = cvm_signature(module.make_signature(), arity);
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let sig_ref = b.import_signature(callee_sig);
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    let p = b.block_params(block).to_vec();
+    let mut args = vec![p[0], p[2], p[3]];
+    for k in 0..arity {
+        let offset = i32::try_from(k * 4).map_err(link_error)?;
+        args.push(
+            b.ins()
+                .load(types::I32, MemFlagsData::trusted(), p[4], offset),
+        );
+    }
+    let call = b.ins().call_indirect(sig_ref, p[1], &args);
+    let results = b.inst_results(call).to_vec();
+    b.ins()
+        .store(MemFlagsData::trusted(), results[0], p[0], offsets::RESULT);
+    b.ins().return_(&[results[1]]);
+    b.seal_all_blocks();
+    b.finalize(module.target_config());
+    module
+        .define_function(id, ctx)
+        .map_err(|e| JitError::Function {
+            function: u32::MAX,
+            name: format!("entry trampoline for arity {arity}"),
+            message: format!("{e:?}"),
+        })?;
+    Ok(id)
+}

@@ -1,0 +1,150 @@
+//! The run context: the one `#[repr(C)]` record compiled code and the shims
+//! share.
+//!
+//! Every compiled function receives a pointer to a [`Context`] as its first
+//! argument. Compiled code reads the memory pointers at the front of it and,
+//! when a run stops early, writes the trap record (kind, CVM code offset,
+//! payload, remaining fuel). The shims (Rust functions that compiled code
+//! calls for intrinsics and output) find the embedder's objects through the
+//! raw pointers at the back, which compiled code never touches.
+//!
+//! Keeping all of this in one record, rather than in globals or thread
+//! locals, is what lets several instances run at once and lets an error
+//! unwind every compiled frame by plain returns: a callee that stops writes
+//! the record and returns a negative status, and each caller returns it on.
+
+use cvm::chess::advice::AdviceTable;
+use cvm::chess::board::BoardView;
+use cvm::module::TextDef;
+use cvm::runtime::ListSlice;
+use cvm::{Host, Memory, Output, TrapKind};
+use std::any::Any;
+use std::mem::offset_of;
+
+/// Status a compiled function returns (in place of the remaining fuel) when
+/// a runtime error stopped the run; the trap record says which.
+pub(crate) const STATUS_TRAP: i64 = -1;
+/// Status a compiled function returns when the program executed `halt`.
+pub(crate) const STATUS_HALT: i64 = -2;
+
+/// What a shim returns instead of a value when it stopped the run (an
+/// intrinsic error or a panic in embedder code). Every real result is an
+/// `i32` sign-extended to `i64`, so it can never collide with this.
+pub(crate) const SHIM_TRAP: i64 = i64::MIN;
+
+/// Trap kinds in [`Context::trap_code`], written by compiled code.
+pub(crate) mod trap {
+    /// Division or modulo by zero.
+    pub const DIV_ZERO: u32 = 1;
+    /// List index out of bounds: `trap_a` is the index, `trap_b` the slots.
+    pub const LIST_INDEX: u32 = 2;
+    /// Call depth limit.
+    pub const CALL_DEPTH: u32 = 3;
+    /// Out of fuel.
+    pub const OUT_OF_FUEL: u32 = 4;
+    /// A shim stored the error in [`super::Context::payload`] (or a panic in
+    /// [`super::Context::panic`]).
+    pub const SHIM: u32 = 5;
+}
+
+/// The run context. The fields up to `result` are read or written by
+/// compiled code at the offsets in [`offsets`]; the rest belongs to the
+/// shims.
+#[repr(C)]
+pub(crate) struct Context<'a> {
+    /// The instance's globals.
+    pub globals: *mut i32,
+    /// The instance's list heap.
+    pub heap: *mut i32,
+    /// Where each list lives in the heap.
+    pub lists: *const ListSlice,
+    /// A copy of the position the chess intrinsics see, read by inlined
+    /// pattern code.
+    pub board: BoardView,
+    /// Trap kind (see [`trap`]), written by compiled code.
+    pub trap_code: u32,
+    /// CVM code offset of the failing instruction.
+    pub trap_offset: u32,
+    /// First payload word (the list index of a bounds error).
+    pub trap_a: i32,
+    /// Second payload word (the slot count of a bounds error).
+    pub trap_b: i32,
+    /// Fuel left when the run stopped early (trap or halt).
+    pub fuel_left: i64,
+    /// The square set the pattern shim computed.
+    pub set_out: u64,
+    /// The value an entry trampoline returns.
+    pub result: i32,
+    /// The instance memory, for intrinsic shims.
+    pub memory: *mut Memory,
+    /// The advice table, for intrinsic shims.
+    pub advice: *mut AdviceTable,
+    /// The embedder's host.
+    pub host: *mut (dyn Host + 'a),
+    /// The embedder's output sink.
+    pub output: *mut (dyn Output + 'a),
+    /// The module's texts, for `textout`.
+    pub texts: &'a [TextDef],
+    /// An intrinsic's error, when `trap_code` is [`trap::SHIM`].
+    pub payload: Option<TrapKind>,
+    /// A panic caught in a shim, resumed once compiled code has returned.
+    pub panic: Option<Box<dyn Any + Send>>,
+}
+
+/// Byte offsets of the fields compiled code accesses.
+pub(crate) mod offsets {
+    use super::*;
+
+    /// [`Context::globals`].
+    pub const GLOBALS: i32 = offset_of!(Context<'static>, globals) as i32;
+    /// [`Context::heap`].
+    pub const HEAP: i32 = offset_of!(Context<'static>, heap) as i32;
+    /// [`Context::lists`].
+    pub const LISTS: i32 = offset_of!(Context<'static>, lists) as i32;
+    /// [`Context::board`].
+    const BOARD: i32 = offset_of!(Context<'static>, board) as i32;
+    /// [`Context::trap_code`].
+    pub const TRAP_CODE: i32 = offset_of!(Context<'static>, trap_code) as i32;
+    /// [`Context::trap_offset`].
+    pub const TRAP_OFFSET: i32 = offset_of!(Context<'static>, trap_offset) as i32;
+    /// [`Context::trap_a`].
+    pub const TRAP_A: i32 = offset_of!(Context<'static>, trap_a) as i32;
+    /// [`Context::trap_b`].
+    pub const TRAP_B: i32 = offset_of!(Context<'static>, trap_b) as i32;
+    /// [`Context::fuel_left`].
+    pub const FUEL_LEFT: i32 = offset_of!(Context<'static>, fuel_left) as i32;
+    /// [`Context::set_out`].
+    pub const SET_OUT: i32 = offset_of!(Context<'static>, set_out) as i32;
+    /// [`Context::result`].
+    pub const RESULT: i32 = offset_of!(Context<'static>, result) as i32;
+    /// `board.pieces[colour][kind]` in the context.
+    pub fn piece(colour: usize, kind: usize) -> i32 {
+        BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32
+    }
+    /// `ListSlice::base` within a list-table entry.
+    pub const SLICE_BASE: i32 = offset_of!(ListSlice, base) as i32;
+    /// `ListSlice::slots` within a list-table entry.
+    pub const SLICE_SLOTS: i32 = offset_of!(ListSlice, slots) as i32;
+    /// Size of a list-table entry.
+    pub const SLICE_SIZE: i64 = std::mem::size_of::<ListSlice>() as i64;
+}
+
+impl Context<'_> {
+    /// The runtime error kind recorded by compiled code or a shim, given
+    /// the instance's effective depth limit.
+    pub fn trap_kind(&mut self, max_depth: u32) -> TrapKind {
+        match self.trap_code {
+            trap::DIV_ZERO => TrapKind::DivisionByZero,
+            trap::LIST_INDEX => TrapKind::ListIndex {
+                index: self.trap_a,
+                slots: self.trap_b as u32,
+            },
+            trap::CALL_DEPTH => TrapKind::CallDepth(max_depth),
+            trap::OUT_OF_FUEL => TrapKind::OutOfFuel,
+            _ => self
+                .payload
+                .take()
+                .unwrap_or_else(|| TrapKind::BadCall("lost trap record".into())),
+        }
+    }
+}

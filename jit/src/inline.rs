@@ -1,0 +1,352 @@
+//! Chess pattern intrinsics as native bitboard code.
+//!
+//! Che++ advice programs are mostly pattern tests on literal square lists:
+//! `PcOnSqrs(wP, c3 d4 e3)` compiles to `push wP; lref L; intr PcOnSqrs`
+//! with `L` a module list nobody writes. The interpreter calls the Rust
+//! intrinsic, which decodes the piece, walks the list and decodes every
+//! square value on every call. When the compiler can prove the list
+//! constant ([`crate::analysis`]) and sees the other arguments that select
+//! the pattern (piece, colour, compoperator) as constants, it folds the
+//! list into 64-bit masks at compile time ([`ListFold`], the same folding
+//! the `cvm` pattern module documents for JIT use) and emits the test as a
+//! few loads, `and`s, compares and `popcnt`s over the bitboards of the
+//! board view in the run context:
+//!
+//! * `PcOnSqrs`, `orPcOnSqrs`, `CmpNrPcs`, `KingPos`, `orKingPos`,
+//!   `POnLine`, `orPOnLine`: entirely native;
+//! * `DblPwns`, `Passed`, `Control`, `ExchngCtrl` and their or-forms: the
+//!   pattern's square set comes from one call of the Rust function in
+//!   [`cvm::chess::pattern`] (attack generation and exchange evaluation are
+//!   not worth duplicating), the list test is native;
+//! * `NxtSqr`, `PrvSqr` of a constant: folded to the result.
+//!
+//! Every rule of the Rust intrinsics is kept: invalid arguments or
+//! elements make both forms false, the and-form of an empty list is true
+//! and the or-form false, counts compare with the compoperator's
+//! semantics. Anything else (unknown arguments, variable lists, the `Get`
+//! forms that write lists) goes through the intrinsic shim. The tests in
+//! `jit/tests/patterns.rs` compare both ways on random boards.
+
+use crate::context::offsets;
+use crate::lower::Lower;
+use crate::shims::pattern;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cvm::chess::board::kind;
+use cvm::chess::lit;
+use cvm::chess::pattern::ListFold;
+use cvm::chess::sets::{self, FILE_A};
+use cvm::intrinsics::INTRINSICS;
+
+/// How a pattern combines its list elements.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Form {
+    And,
+    Or,
+}
+
+/// Tries to compile intrinsic `id`, whose arguments are the stack slots
+/// from `base` up, as native code. Returns the result value (an `i32`; for
+/// intrinsics without a result, any value) or `None` when it must be called.
+pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
+    let name = INTRINSICS.get(id as usize)?.name;
+    let form = if name.starts_with("or") {
+        Form::Or
+    } else {
+        Form::And
+    };
+    match name {
+        "NxtSqr" | "PrvSqr" => {
+            let v = l.known(base)?;
+            let r = if name == "NxtSqr" {
+                lit::next_square(v)
+            } else {
+                lit::prev_square(v)
+            };
+            Some(konst(l, r))
+        }
+        "PcOnSqrs" | "orPcOnSqrs" => {
+            let piece = l.known(base)?;
+            let els = constant_list(l, base + 1)?;
+            let Some((cs, ks)) = sets::piece(piece) else {
+                return Some(konst(l, 0));
+            };
+            let Some(fold) = ListFold::squares(&els) else {
+                return Some(konst(l, 0));
+            };
+            let set = pieces(l, cs, ks);
+            Some(test_fold(l, set, &fold, form))
+        }
+        "DblPwns" | "orDblPwns" | "Passed" | "orPassed" | "ExchngCtrl" | "orExchngCtrl" => {
+            let colour = l.known(base)?;
+            let els = constant_list(l, base + 1)?;
+            let (Some(_), Some(fold)) = (sets::colours(colour), ListFold::squares(&els)) else {
+                return Some(konst(l, 0));
+            };
+            let which = match name {
+                "DblPwns" | "orDblPwns" => pattern::DOUBLED,
+                "Passed" | "orPassed" => pattern::PASSED,
+                _ => pattern::EXCHANGE,
+            };
+            let set = shim_set(l, which, colour, fold.union, offset);
+            Some(test_fold(l, set, &fold, form))
+        }
+        "Control" | "orControl" => {
+            let piece = l.known(base)?;
+            let els = constant_list(l, base + 1)?;
+            let (Some(_), Some(fold)) = (sets::piece(piece), ListFold::squares(&els)) else {
+                return Some(konst(l, 0));
+            };
+            let set = shim_set(l, pattern::CONTROL, piece, fold.union, offset);
+            Some(test_fold(l, set, &fold, form))
+        }
+        "CmpNrPcs" => {
+            let piece = l.known(base)?;
+            let op = l.known(base + 1)?;
+            let els = constant_list(l, base + 3)?;
+            let (Some((cs, ks)), Some(cc)) = (sets::piece(piece), compop(op)) else {
+                return Some(konst(l, 0));
+            };
+            let Some(masks) = els
+                .iter()
+                .map(|&e| sets::square_set(e))
+                .collect::<Option<Vec<u64>>>()
+            else {
+                return Some(konst(l, 0));
+            };
+            let n = l.get(base + 2);
+            let set = pieces(l, cs, ks);
+            let tests: Vec<Value> = dedup(masks)
+                .into_iter()
+                .map(|m| {
+                    let count = count_in(l, set, m);
+                    l.b.ins().icmp(cc, count, n)
+                })
+                .collect();
+            Some(combine(l, &tests, Form::And))
+        }
+        "KingPos" | "orKingPos" => {
+            let colour = l.known(base)?;
+            let els = constant_list(l, base + 1)?;
+            let Some(cs) = sets::colours(colour) else {
+                return Some(konst(l, 0));
+            };
+            let Some(files) = els
+                .iter()
+                .map(|&e| sets::side_files(e))
+                .collect::<Option<Vec<u8>>>()
+            else {
+                return Some(konst(l, 0));
+            };
+            let tests: Vec<Value> = dedup(files)
+                .into_iter()
+                .map(|f| king_inside(l, cs, sets::files_mask(f)))
+                .collect();
+            Some(combine(l, &tests, form))
+        }
+        "POnLine" | "orPOnLine" => {
+            let colour = l.known(base)?;
+            let op = l.known(base + 1)?;
+            let els = constant_list(l, base + 3)?;
+            let (Some(cs), Some(cc)) = (sets::colours(colour), compop(op)) else {
+                return Some(konst(l, 0));
+            };
+            let Some(columns) = els
+                .iter()
+                .map(|&e| sets::column_files(e))
+                .collect::<Option<Vec<u8>>>()
+            else {
+                return Some(konst(l, 0));
+            };
+            let n = l.get(base + 2);
+            let pawns = pieces(l, cs, 1 << kind::PAWN);
+            // One compare per file any element names, shared by elements.
+            let used = columns.iter().fold(0u8, |acc, &f| acc | f);
+            let mut per_file: [Option<Value>; 8] = [None; 8];
+            for (f, slot) in per_file.iter_mut().enumerate() {
+                if used & (1 << f) != 0 {
+                    let count = count_in(l, pawns, FILE_A << f);
+                    *slot = Some(l.b.ins().icmp(cc, count, n));
+                }
+            }
+            let tests: Vec<Value> = dedup(columns)
+                .into_iter()
+                .map(|files| {
+                    let hits: Vec<Value> = (0..8)
+                        .filter(|f| files & (1 << f) != 0)
+                        .filter_map(|f| per_file[f])
+                        .collect();
+                    combine_bool(l, &hits, Form::Or)
+                })
+                .collect();
+            Some(combine(l, &tests, form))
+        }
+        _ => None,
+    }
+}
+
+fn konst(l: &mut Lower<'_, '_>, v: i32) -> Value {
+    l.b.ins().iconst(types::I32, i64::from(v))
+}
+
+/// The elements of the list whose reference is in stack slot `k`, when
+/// that is a constant list: the module's initial values before the first
+/// end marker.
+fn constant_list(l: &Lower<'_, '_>, k: u32) -> Option<Vec<i32>> {
+    let list = u32::try_from(l.known(k)?).ok()?;
+    if !*l.env.constant_lists.get(list as usize)? {
+        return None;
+    }
+    Some(l.env.initial.list_elements(list).to_vec())
+}
+
+/// The comparison of a compoperator value (`count op n`).
+fn compop(op: i32) -> Option<IntCC> {
+    Some(match op - lit::COMPOP_BASE {
+        0 => IntCC::Equal,
+        1 => IntCC::NotEqual,
+        2 => IntCC::SignedLessThan,
+        3 => IntCC::SignedLessThanOrEqual,
+        4 => IntCC::SignedGreaterThan,
+        5 => IntCC::SignedGreaterThanOrEqual,
+        _ => return None,
+    })
+}
+
+/// Removes repeated values (the same element twice tests the same thing).
+fn dedup<T: PartialEq + Copy>(items: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(items.len());
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The union of the board's bitboards of the given colours and kinds (bit
+/// sets as in [`sets::piece`]).
+fn pieces(l: &mut Lower<'_, '_>, colours: u8, kinds: u8) -> Value {
+    let mut set: Option<Value> = None;
+    for c in 0..2 {
+        for k in 0..6 {
+            if colours & (1 << c) != 0 && kinds & (1 << k) != 0 {
+                let b = l.b.ins().load(
+                    types::I64,
+                    MemFlagsData::trusted(),
+                    l.ctx,
+                    offsets::piece(c, k),
+                );
+                set = Some(match set {
+                    Some(s) => l.b.ins().bor(s, b),
+                    None => b,
+                });
+            }
+        }
+    }
+    match set {
+        Some(s) => s,
+        None => l.b.ins().iconst(types::I64, 0),
+    }
+}
+
+fn mask(l: &mut Lower<'_, '_>, m: u64) -> Value {
+    l.b.ins().iconst(types::I64, m as i64)
+}
+
+/// The number of squares of `set` inside `m`, as an `i32`.
+fn count_in(l: &mut Lower<'_, '_>, set: Value, m: u64) -> Value {
+    let mv = mask(l, m);
+    let inside = l.b.ins().band(set, mv);
+    let count = l.b.ins().popcnt(inside);
+    l.b.ins().ireduce(types::I32, count)
+}
+
+/// Whether every king of the colours stands inside `m` (a colour without
+/// a king fails), as a boolean.
+fn king_inside(l: &mut Lower<'_, '_>, colours: u8, m: u64) -> Value {
+    let mut tests = Vec::new();
+    for c in 0..2 {
+        if colours & (1 << c) == 0 {
+            continue;
+        }
+        let kings = l.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            l.ctx,
+            offsets::piece(c, kind::KING),
+        );
+        let present = l.b.ins().icmp_imm_s(IntCC::NotEqual, kings, 0);
+        let outside = mask(l, !m);
+        let stray = l.b.ins().band(kings, outside);
+        let none_outside = l.b.ins().icmp_imm_s(IntCC::Equal, stray, 0);
+        tests.push(l.b.ins().band(present, none_outside));
+    }
+    combine_bool(l, &tests, Form::And)
+}
+
+/// The square set of a pattern computed by the pattern shim (exact on
+/// the squares of `within`, the only ones the list tests).
+fn shim_set(l: &mut Lower<'_, '_>, which: u32, arg: i32, within: u64, offset: u32) -> Value {
+    let w = l.b.ins().iconst(types::I32, i64::from(which));
+    let a = l.b.ins().iconst(types::I32, i64::from(arg));
+    let m = mask(l, within);
+    let call = l.b.ins().call(l.env.pattern, &[l.ctx, w, a, m]);
+    let status = l.b.inst_results(call)[0];
+    l.check_shim(status, offset);
+    l.b.ins().load(
+        types::I64,
+        MemFlagsData::trusted().with_readonly(),
+        l.ctx,
+        offsets::SET_OUT,
+    )
+}
+
+/// The and- or or-form of a square list folded into masks, tested against
+/// the pattern's square set; an `i32` 1 or 0.
+fn test_fold(l: &mut Lower<'_, '_>, set: Value, fold: &ListFold, form: Form) -> Value {
+    let mut tests = Vec::new();
+    match form {
+        Form::And => {
+            if fold.all != 0 {
+                let all = mask(l, fold.all);
+                let hit = l.b.ins().band(set, all);
+                tests.push(l.b.ins().icmp(IntCC::Equal, hit, all));
+            }
+            for m in dedup(fold.any.clone()) {
+                let mv = mask(l, m);
+                let hit = l.b.ins().band(set, mv);
+                tests.push(l.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0));
+            }
+        }
+        Form::Or => {
+            if fold.union == 0 {
+                return konst(l, 0);
+            }
+            let u = mask(l, fold.union);
+            let hit = l.b.ins().band(set, u);
+            tests.push(l.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0));
+        }
+    }
+    combine(l, &tests, form)
+}
+
+/// Combines boolean tests by `form` into a boolean: the and of none is
+/// true, the or of none false.
+fn combine_bool(l: &mut Lower<'_, '_>, tests: &[Value], form: Form) -> Value {
+    let mut it = tests.iter().copied();
+    let Some(first) = it.next() else {
+        let v = i64::from(form == Form::And);
+        return l.b.ins().iconst(types::I8, v);
+    };
+    it.fold(first, |acc, t| match form {
+        Form::And => l.b.ins().band(acc, t),
+        Form::Or => l.b.ins().bor(acc, t),
+    })
+}
+
+/// [`combine_bool`] as an `i32` 1 or 0.
+fn combine(l: &mut Lower<'_, '_>, tests: &[Value], form: Form) -> Value {
+    let b = combine_bool(l, tests, form);
+    l.b.ins().uextend(types::I32, b)
+}

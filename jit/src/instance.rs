@@ -1,0 +1,352 @@
+//! Running compiled code: the instance API, the same as the interpreter's.
+//!
+//! A [`JitInstance`] owns what one run of a program changes (globals and
+//! lists, the advice table, the limits) and borrows the compiled code. Its
+//! methods have the names and meaning of [`cvm::Interpreter`]'s, so an
+//! embedder switches backends by changing the constructor.
+//!
+//! A call builds the run [`Context`] on the Rust stack, makes sure the
+//! native stack can hold the deepest nesting the limits allow
+//! ([`crate::stack`]) and enters compiled code through the trampoline for
+//! the callee's arity. A few situations that compiled code cannot serve
+//! with identical semantics run that call on the interpreter instead (see
+//! [`JitInstance::call`]); the result is the same either way.
+
+use crate::compile::JitProgram;
+use crate::context::{Context, STATUS_HALT};
+use crate::stack;
+use cvm::chess::advice::AdviceTable;
+use cvm::chess::board::BoardView;
+use cvm::interp::check_call_args;
+use cvm::{Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError, TrapKind};
+use std::ffi::c_void;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// The entry trampolines' signature: context, callee, fuel, depth limit,
+/// arguments; returns the fuel left or a negative status.
+type Entry = unsafe extern "C" fn(*mut c_void, *const u8, i64, u32, *const i32) -> i64;
+
+/// One instance of a compiled program: its globals and lists persist across
+/// calls until [`JitInstance::reset`].
+pub struct JitInstance<'j> {
+    jit: &'j JitProgram,
+    memory: Memory,
+    advice: Box<AdviceTable>,
+    limits: Limits,
+    fuel_used: u64,
+    /// Set when the embedder may have changed memory directly; the next
+    /// call then checks the layout and the constant lists.
+    memory_touched: bool,
+    /// Whether the last call ran compiled code.
+    ran_compiled: bool,
+}
+
+impl std::fmt::Debug for JitInstance<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitInstance")
+            .field("limits", &self.limits)
+            .field("fuel_used", &self.fuel_used)
+            .finish_non_exhaustive()
+    }
+}
+
+fn bad_call(message: impl Into<String>) -> RuntimeError {
+    RuntimeError {
+        kind: TrapKind::BadCall(message.into()),
+        offset: 0,
+        pos: None,
+    }
+}
+
+impl<'j> JitInstance<'j> {
+    /// A new instance of `jit` with the module's initial memory, an empty
+    /// advice table and the default limits.
+    pub fn new(jit: &'j JitProgram) -> JitInstance<'j> {
+        JitInstance {
+            jit,
+            memory: jit.initial.clone(),
+            advice: Box::default(),
+            limits: Limits::default(),
+            fuel_used: 0,
+            memory_touched: false,
+            ran_compiled: false,
+        }
+    }
+
+    /// The program being run.
+    pub fn program(&self) -> &'j Program {
+        &self.jit.program
+    }
+
+    /// Sets the fuel and call-depth limits for later calls.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The current limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Fuel spent by the last call.
+    pub fn fuel_used(&self) -> u64 {
+        self.fuel_used
+    }
+
+    /// Whether the last call ran compiled code; `false` when it ran on the
+    /// interpreter instead (see [`JitInstance::call`]) or failed before
+    /// running.
+    pub fn ran_compiled(&self) -> bool {
+        self.ran_compiled
+    }
+
+    /// The instance's globals and lists.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The instance's globals and lists, mutably (for embedders that preset
+    /// data). The layout (the vectors' lengths and the list table) must not
+    /// change; a call made after it did fails with a `BadCall` error.
+    pub fn memory_mut(&mut self) -> &mut Memory {
+        self.memory_touched = true;
+        &mut self.memory
+    }
+
+    /// The advice table written by the program's advice functions.
+    pub fn advice(&self) -> &AdviceTable {
+        &self.advice
+    }
+
+    /// The advice table, mutably.
+    pub fn advice_mut(&mut self) -> &mut AdviceTable {
+        &mut self.advice
+    }
+
+    /// Restores globals and lists to the module's initial values and
+    /// empties the advice table.
+    pub fn reset(&mut self) {
+        if self.memory_layout_ok() {
+            self.memory.reset(self.jit.program.module());
+        } else {
+            self.memory = self.jit.initial.clone();
+        }
+        self.memory_touched = false;
+        self.advice.clear();
+    }
+
+    /// Calls the function named `name`; see [`JitInstance::call`].
+    pub fn call_by_name(
+        &mut self,
+        name: &str,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let func = self
+            .jit
+            .program
+            .module()
+            .function_index(name)
+            .ok_or_else(|| bad_call(format!("no function named {name}")))?;
+        self.call(func, args, host, output)
+    }
+
+    /// Calls the module's entry point (`main`).
+    pub fn run_entry(
+        &mut self,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let entry = self
+            .jit
+            .program
+            .module()
+            .entry
+            .ok_or_else(|| bad_call("the module has no entry point"))?;
+        self.call(entry, &[], host, output)
+    }
+
+    /// Calls function `func` with `args`: one int per value parameter, then
+    /// one list index per list parameter.
+    ///
+    /// The call runs compiled code, except in three cases where compiled
+    /// code could not reproduce the interpreter exactly and the interpreter
+    /// runs it instead: the depth limit needs more native stack than
+    /// [`crate::stack::MAX_SEGMENT`] (or the platform cannot provide it);
+    /// the embedder changed a list the compiler folded into constants
+    /// (through [`JitInstance::memory_mut`]); or it passes such a list to a
+    /// program that writes through list parameters.
+    pub fn call(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        self.ran_compiled = false;
+        check_call_args(self.jit.program.module(), func, args)?;
+        if self.memory_touched && !self.memory_layout_ok() {
+            return Err(bad_call(
+                "the instance memory no longer has the module's layout",
+            ));
+        }
+        if !self.constants_intact(func, args) {
+            return self.call_interpreted(func, args, host, output);
+        }
+        let max_depth = self.limits.max_depth.max(1);
+        let frames = match self.jit.depth_bounds[func as usize] {
+            Some(bound) => bound.min(max_depth),
+            None => max_depth,
+        };
+        let Some(bytes) = stack::need(u64::from(frames), self.jit.max_frame) else {
+            return self.call_interpreted(func, args, host, output);
+        };
+        let ran = stack::with_stack(bytes, || self.enter(func, args, max_depth, host, output));
+        match ran {
+            Some(result) => result,
+            None => self.call_interpreted(func, args, host, output),
+        }
+    }
+
+    /// Whether memory still has the shape compiled code was made for.
+    fn memory_layout_ok(&self) -> bool {
+        let init = &self.jit.initial;
+        self.memory.globals.len() == init.globals.len()
+            && self.memory.heap.len() == init.heap.len()
+            && self.memory.lists == init.lists
+    }
+
+    /// Whether the lists compiled code treats as constants hold their
+    /// initial values and stay that way during a call with `args`.
+    fn constants_intact(&mut self, func: u32, args: &[i32]) -> bool {
+        let facts = &self.jit.facts;
+        if facts.writes_through_refs {
+            let value_params = self.jit.program.module().functions[func as usize].value_params;
+            let passes_constant = args
+                .iter()
+                .skip(value_params as usize)
+                .filter_map(|&a| usize::try_from(a).ok())
+                .any(|l| facts.constant.get(l).copied().unwrap_or(false));
+            if passes_constant {
+                self.memory_touched = true;
+                return false;
+            }
+        }
+        if !self.memory_touched {
+            return true;
+        }
+        let init = &self.jit.initial;
+        let intact = facts
+            .constant
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c)
+            .all(|(l, _)| self.memory.list(l as u32) == init.list(l as u32));
+        if intact {
+            self.memory_touched = false;
+        }
+        intact
+    }
+
+    /// Runs the call on the interpreter, lending it this instance's memory
+    /// and advice table.
+    fn call_interpreted(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let mut vm = Interpreter::new(&self.jit.program);
+        vm.set_limits(self.limits);
+        std::mem::swap(vm.memory_mut(), &mut self.memory);
+        std::mem::swap(vm.advice_mut(), &mut self.advice);
+        let result = catch_unwind(AssertUnwindSafe(|| vm.call(func, args, host, output)));
+        std::mem::swap(vm.memory_mut(), &mut self.memory);
+        std::mem::swap(vm.advice_mut(), &mut self.advice);
+        self.fuel_used = vm.fuel_used();
+        // The interpreter may have written any list; check them next time.
+        self.memory_touched = true;
+        result.unwrap_or_else(|panic| resume_unwind(panic))
+    }
+
+    /// Enters compiled code; the native stack has been arranged.
+    fn enter(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        max_depth: u32,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let jit = self.jit;
+        self.ran_compiled = true;
+        let module = jit.program.module();
+        let compiled = jit.functions[func as usize];
+        let fuel = i64::try_from(self.limits.fuel.unwrap_or(u64::MAX)).unwrap_or(i64::MAX);
+        let board = host.board().copied().unwrap_or(BoardView::EMPTY);
+        let memory: *mut Memory = &mut self.memory;
+        // SAFETY: `memory` comes from an exclusive borrow of `self.memory`
+        // that lasts until this function returns; the vectors are not
+        // resized while compiled code runs (nothing can reach them but
+        // compiled code and the shims, which only write elements).
+        let (globals, heap, lists) = unsafe {
+            (
+                (*memory).globals.as_mut_ptr(),
+                (*memory).heap.as_mut_ptr(),
+                (*memory).lists.as_ptr(),
+            )
+        };
+        let mut ctx = Context {
+            globals,
+            heap,
+            lists,
+            board,
+            trap_code: 0,
+            trap_offset: 0,
+            trap_a: 0,
+            trap_b: 0,
+            fuel_left: 0,
+            set_out: 0,
+            result: 0,
+            memory,
+            advice: &mut *self.advice,
+            host,
+            output,
+            texts: &module.texts,
+            payload: None,
+            panic: None,
+        };
+        // SAFETY: `compiled.entry` is the finalized trampoline for the
+        // callee's arity and `compiled.code` the finalized callee, both
+        // alive while `jit` is borrowed. The arguments were checked against
+        // the callee's parameters (`args.len()` is its arity, list
+        // arguments are valid list indices). The context outlives the call
+        // and the native stack can hold `max_depth` frames (see `call`).
+        let status = unsafe {
+            let entry: Entry = std::mem::transmute::<*const u8, Entry>(compiled.entry);
+            entry(
+                (&mut ctx as *mut Context<'_>).cast::<c_void>(),
+                compiled.code,
+                fuel,
+                max_depth,
+                args.as_ptr(),
+            )
+        };
+        if let Some(panic) = ctx.panic.take() {
+            resume_unwind(panic);
+        }
+        let left = if status >= 0 { status } else { ctx.fuel_left };
+        self.fuel_used = fuel.saturating_sub(left) as u64;
+        if status >= 0 {
+            let returns = module.functions[func as usize].returns_value;
+            Ok(Completion::Returned(returns.then_some(ctx.result)))
+        } else if status == STATUS_HALT {
+            Ok(Completion::Halted)
+        } else {
+            let kind = ctx.trap_kind(max_depth);
+            Err(RuntimeError::new(kind, ctx.trap_offset, module))
+        }
+    }
+}

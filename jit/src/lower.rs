@@ -1,0 +1,970 @@
+//! Lowering one verified CVM function to Cranelift IR.
+//!
+//! The verifier knows the operand-stack depth before every instruction, so
+//! stack slot `k` is simply SSA variable `k`: `push` defines it, `add`
+//! reads two and defines one, and Cranelift's SSA construction turns the
+//! variables into registers and block parameters. Frame slots (parameters
+//! and locals) are variables too. Nothing of the CVM stack exists at run
+//! time.
+//!
+//! Every compiled function has the signature
+//! `(ctx, fuel: i64, depth_left: i32, args: i32...) -> (value: i32, fuel: i64)`.
+//! Fuel travels in registers: it is a variable inside a function, passed to
+//! callees and handed back. A negative returned fuel is a status: the callee
+//! stopped the run (a runtime error, recorded in the context, or `halt`),
+//! and every caller returns it on at once, so an error unwinds all compiled
+//! frames by ordinary returns. `depth_left` is the call-depth limit minus
+//! the frames below; a call with `depth_left <= 1` is the depth error.
+//!
+//! Errors never use Cranelift traps: each check branches to a cold block that
+//! records the error kind, the CVM code offset and the fuel left in the
+//! context, and returns the trap status. Charging fuel and checking depth
+//! follow the interpreter exactly: depth then fuel at a `call`, fuel at every
+//! taken jump whose target is at or before the jump.
+//!
+//! A small constant tracker follows which stack slots hold values known at
+//! compile time (immediates, list references) within a basic block. It lets
+//! divisions by non-zero constants skip their checks, constant list indices
+//! be bounds-checked at compile time, and intrinsic calls with constant
+//! arguments be inlined ([`crate::inline`]).
+
+use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
+use crate::inline;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Type, Value,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cvm::intrinsics::{INTRINSICS, MAX_PARAMS};
+use cvm::isa::{Flow, Opcode};
+use cvm::module::Function;
+use cvm::runtime::ListSlice;
+use cvm::verify::FunctionInfo;
+use cvm::{Memory, Module};
+use std::cell::Cell;
+use std::collections::HashMap;
+
+/// The pointer type (the JIT runs on 64-bit hosts only; checked at
+/// compile time).
+pub(crate) const PTR: Type = types::I64;
+
+/// Memory flags for accesses the lowering has proved in bounds.
+fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The Cranelift signature of a compiled CVM function with `arity`
+/// parameters, in the module's default calling convention.
+pub(crate) fn cvm_signature(mut sig: Signature, arity: u32) -> Signature {
+    sig.params.push(AbiParam::new(PTR));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I32));
+    for _ in 0..arity {
+        sig.params.push(AbiParam::new(types::I32));
+    }
+    sig.returns.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(types::I64));
+    sig
+}
+
+/// What the lowering of one function needs from the whole program.
+pub(crate) struct Env<'a> {
+    /// The verified module.
+    pub module: &'a Module,
+    /// A fresh instance memory: where each list lives in the heap (the
+    /// same in every instance) and the initial list contents.
+    pub initial: &'a Memory,
+    /// Lists no instruction or intrinsic can write: their contents are the
+    /// module's initial values for ever.
+    pub constant_lists: &'a [bool],
+    /// Intrinsic calls inlined so far.
+    pub inlined: Cell<usize>,
+    /// Function references of the callees, by CVM function index, imported
+    /// into the function being built.
+    pub callees: HashMap<u32, FuncRef>,
+    /// The intrinsic shim.
+    pub intrinsic: FuncRef,
+    /// The `write` shim.
+    pub write: FuncRef,
+    /// The `textout` shim.
+    pub textout: FuncRef,
+    /// The pattern-set shim.
+    pub pattern: FuncRef,
+}
+
+/// The lowering state of one function.
+pub(crate) struct Lower<'a, 'b> {
+    /// The function builder.
+    pub b: FunctionBuilder<'b>,
+    /// Program-wide facts.
+    pub env: &'a Env<'a>,
+    info: &'a FunctionInfo,
+    slots: Vec<Variable>,
+    stack: Vec<Variable>,
+    /// Compile-time values of stack slots in the current block.
+    known: Vec<Option<i32>>,
+    fuel: Variable,
+    /// The context pointer.
+    pub ctx: Value,
+    depth_left: Value,
+    globals: Value,
+    heap: Value,
+    lists: Value,
+    blocks: HashMap<u32, Block>,
+    args_slot: Option<StackSlot>,
+    propagate: Option<Block>,
+    /// Fuel-charging blocks of backward edges still to be filled: the
+    /// block, the jump's offset and the jump's target block.
+    pending: Vec<(Block, u32, Block)>,
+    /// Whether the builder is positioned in a block that can take more
+    /// instructions.
+    open: bool,
+}
+
+impl<'a, 'b> Lower<'a, 'b> {
+    /// Prepares the lowering of CVM function `f` (analysis `info`) into the
+    /// builder, whose function already has the signature of
+    /// [`cvm_signature`].
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        env: &'a Env<'a>,
+        f: &'a Function,
+        info: &'a FunctionInfo,
+    ) -> Lower<'a, 'b> {
+        let nslots = f.frame_slots() as usize;
+        let nstack = (info.max_depth.max(f.max_stack) as usize) + 1;
+        let slots: Vec<Variable> = (0..nslots).map(|_| b.declare_var(types::I32)).collect();
+        let stack: Vec<Variable> = (0..nstack).map(|_| b.declare_var(types::I32)).collect();
+        let fuel = b.declare_var(types::I64);
+
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let ctx = params[0];
+        let depth_left = params[2];
+        b.def_var(fuel, params[1]);
+        let zero = b.ins().iconst(types::I32, 0);
+        for (i, &v) in slots.iter().enumerate() {
+            let init = params.get(3 + i).copied().unwrap_or(zero);
+            b.def_var(v, init);
+        }
+        let globals = b.ins().load(PTR, trusted(), ctx, offsets::GLOBALS);
+        let heap = b.ins().load(PTR, trusted(), ctx, offsets::HEAP);
+        let lists = b.ins().load(PTR, trusted(), ctx, offsets::LISTS);
+
+        // One block per leader: the first instruction, every jump target
+        // and every instruction after a branch or terminator.
+        let mut blocks = HashMap::new();
+        let mut leader = |b: &mut FunctionBuilder<'_>, offset: u32| {
+            blocks.entry(offset).or_insert_with(|| b.create_block());
+        };
+        let mut after_branch = true;
+        for i in &info.instrs {
+            if i.depth.is_none() {
+                continue;
+            }
+            if after_branch {
+                leader(&mut b, i.offset);
+            }
+            if let Some(t) = i.instr.target() {
+                leader(&mut b, t);
+            }
+            after_branch = i.instr.opcode.info().flow != Flow::Next;
+        }
+        Lower {
+            b,
+            env,
+            info,
+            slots,
+            stack,
+            known: vec![None; nstack],
+            fuel,
+            ctx,
+            depth_left,
+            globals,
+            heap,
+            lists,
+            blocks,
+            args_slot: None,
+            propagate: None,
+            pending: Vec::new(),
+            open: true,
+        }
+    }
+
+    /// Lowers every reachable instruction and finishes the function.
+    pub fn run(mut self) -> FunctionBuilder<'b> {
+        let instrs = &self.info.instrs;
+        for (n, i) in instrs.iter().enumerate() {
+            let Some(depth) = i.depth else { continue };
+            if let Some(&block) = self.blocks.get(&i.offset) {
+                if self.open {
+                    self.b.ins().jump(block, &[]);
+                }
+                self.enter(block);
+            } else if !self.open {
+                // Reachable code always starts a block after a terminator;
+                // keep the builder consistent regardless.
+                let block = self.b.create_block();
+                self.enter(block);
+            }
+            let next = instrs[n + 1..]
+                .iter()
+                .find(|j| j.depth.is_some())
+                .map(|j| j.offset);
+            self.instr(i.offset, i.instr, depth, next);
+        }
+        if self.open {
+            // Verified code never falls off the end; close the block anyway.
+            let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+            self.ret_status(status);
+        }
+        self.finish_propagate();
+        self.b.seal_all_blocks();
+        self.b
+    }
+
+    fn enter(&mut self, block: Block) {
+        self.b.switch_to_block(block);
+        self.known.fill(None);
+        self.open = true;
+    }
+
+    // ----- operand stack --------------------------------------------------
+
+    /// Reads stack slot `k`.
+    pub fn get(&mut self, k: u32) -> Value {
+        self.b.use_var(self.stack[k as usize])
+    }
+
+    fn set(&mut self, k: u32, v: Value) {
+        self.b.def_var(self.stack[k as usize], v);
+        self.known[k as usize] = None;
+    }
+
+    fn set_const(&mut self, k: u32, c: i32) {
+        let v = self.b.ins().iconst(types::I32, i64::from(c));
+        self.b.def_var(self.stack[k as usize], v);
+        self.known[k as usize] = Some(c);
+    }
+
+    /// The compile-time value of stack slot `k`, if known.
+    pub fn known(&self, k: u32) -> Option<i32> {
+        self.known[k as usize]
+    }
+
+    fn slot(&mut self, s: u32) -> Value {
+        self.b.use_var(self.slots[s as usize])
+    }
+
+    fn set_slot(&mut self, s: u32, v: Value) {
+        self.b.def_var(self.slots[s as usize], v);
+    }
+
+    // ----- exits ------------------------------------------------------------
+
+    fn ret_status(&mut self, status: Value) {
+        let zero = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[zero, status]);
+        self.open = false;
+    }
+
+    /// Records a trap (`code` is `None` when a shim already stored the kind
+    /// and payload) and returns the trap status.
+    fn emit_trap(&mut self, code: Option<u32>, offset: u32, a: Option<Value>, b: Option<Value>) {
+        let flags = trusted();
+        if let Some(code) = code {
+            let c = self.b.ins().iconst(types::I32, i64::from(code));
+            self.b.ins().store(flags, c, self.ctx, offsets::TRAP_CODE);
+        }
+        let off = self.b.ins().iconst(types::I32, i64::from(offset));
+        self.b
+            .ins()
+            .store(flags, off, self.ctx, offsets::TRAP_OFFSET);
+        if let Some(a) = a {
+            self.b.ins().store(flags, a, self.ctx, offsets::TRAP_A);
+        }
+        if let Some(b) = b {
+            self.b.ins().store(flags, b, self.ctx, offsets::TRAP_B);
+        }
+        let fuel = self.b.use_var(self.fuel);
+        self.b
+            .ins()
+            .store(flags, fuel, self.ctx, offsets::FUEL_LEFT);
+        let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+        self.ret_status(status);
+    }
+
+    /// Branches to a cold trap exit when `cond` is non-zero and continues in
+    /// a fresh block otherwise.
+    pub fn trap_if(
+        &mut self,
+        cond: Value,
+        code: Option<u32>,
+        offset: u32,
+        a: Option<Value>,
+        b: Option<Value>,
+    ) {
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, cold, &[], cont, &[]);
+        self.b.switch_to_block(cold);
+        self.emit_trap(code, offset, a, b);
+        self.b.switch_to_block(cont);
+        self.open = true;
+    }
+
+    /// Charges one unit of fuel, or stops with out-of-fuel at `offset`.
+    fn charge(&mut self, offset: u32) {
+        let fuel = self.b.use_var(self.fuel);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, fuel, 0);
+        self.trap_if(empty, Some(trap::OUT_OF_FUEL), offset, None, None);
+        let left = self.b.ins().iadd_imm_s(fuel, -1);
+        self.b.def_var(self.fuel, left);
+    }
+
+    fn block_at(&mut self, offset: u32) -> Block {
+        match self.blocks.get(&offset) {
+            Some(&b) => b,
+            None => {
+                // Every target and fall-through was made a leader in `new`.
+                let b = self.b.create_block();
+                self.blocks.insert(offset, b);
+                b
+            }
+        }
+    }
+
+    /// The block that takes a jump from the instruction at `offset` to
+    /// `target`: the target itself, or, when the jump goes backward, a block
+    /// that charges fuel first (filled by [`Lower::flush`] once the current
+    /// block is terminated).
+    fn edge(&mut self, offset: u32, target: u32) -> Block {
+        let dest = self.block_at(target);
+        if target > offset {
+            return dest;
+        }
+        let charge = self.b.create_block();
+        self.pending.push((charge, offset, dest));
+        charge
+    }
+
+    /// Fills the fuel-charging blocks made by [`Lower::edge`]; the builder
+    /// must be in a terminated block.
+    fn flush(&mut self) {
+        while let Some((block, offset, dest)) = self.pending.pop() {
+            self.b.switch_to_block(block);
+            self.charge(offset);
+            self.b.ins().jump(dest, &[]);
+        }
+        self.open = false;
+    }
+
+    /// A conditional jump: to `target` when `cond` is non-zero, else to the
+    /// next instruction.
+    fn branch(&mut self, cond: Value, offset: u32, target: u32, next: Option<u32>) {
+        let taken = self.edge(offset, target);
+        let fall = match next {
+            Some(n) => self.block_at(n),
+            None => self.b.create_block(),
+        };
+        self.b.ins().brif(cond, taken, &[], fall, &[]);
+        self.flush();
+    }
+
+    fn jump(&mut self, offset: u32, target: u32) {
+        let dest = self.edge(offset, target);
+        self.b.ins().jump(dest, &[]);
+        self.flush();
+    }
+
+    /// After a call that returned `status` (fuel or a negative status):
+    /// returns it on when negative, else continues with it as the fuel.
+    fn check_status(&mut self, status: Value) {
+        let propagate = match self.propagate {
+            Some(p) => p,
+            None => {
+                let p = self.b.create_block();
+                self.b.set_cold_block(p);
+                self.b.append_block_param(p, types::I64);
+                self.propagate = Some(p);
+                p
+            }
+        };
+        let stopped = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, status, 0);
+        let cont = self.b.create_block();
+        self.b
+            .ins()
+            .brif(stopped, propagate, &[status.into()], cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.def_var(self.fuel, status);
+    }
+
+    /// Finishes the shared propagation block, if any call used it.
+    fn finish_propagate(&mut self) {
+        if let Some(p) = self.propagate {
+            self.b.switch_to_block(p);
+            let status = self.b.block_params(p)[0];
+            self.ret_status(status);
+        }
+    }
+
+    // ----- memory -----------------------------------------------------------
+
+    fn global_addr(&mut self, g: u32) -> (Value, i32) {
+        (self.globals, (g as i32).wrapping_mul(4))
+    }
+
+    /// The address of element `idx` of module list `list`, bounds-checked
+    /// (a bounds error at `offset`).
+    fn list_elem(&mut self, list: u32, idx: Value, known: Option<i32>, offset: u32) -> Value {
+        let ListSlice { base, slots } = self.env.initial.lists[list as usize];
+        match known {
+            Some(k) if (k as u32) < slots => {
+                let _ = idx;
+                let at = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(self.heap, i64::from(base + k as u32) * 4);
+                at
+            }
+            _ => {
+                let out = self.b.ins().icmp_imm_s(
+                    IntCC::UnsignedGreaterThanOrEqual,
+                    idx,
+                    i64::from(slots),
+                );
+                let s = self.b.ins().iconst(types::I32, i64::from(slots));
+                self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(s));
+                let wide = self.b.ins().uextend(PTR, idx);
+                let bytes = self.b.ins().ishl_imm_u(wide, 2);
+                let at = self.b.ins().iadd(self.heap, bytes);
+                self.b.ins().iadd_imm_s(at, i64::from(base) * 4)
+            }
+        }
+    }
+
+    /// The address of element `idx` of the list referenced by `r` (a list
+    /// index, valid by verification), bounds-checked.
+    fn ref_elem(
+        &mut self,
+        r: Value,
+        r_known: Option<i32>,
+        idx: Value,
+        idx_known: Option<i32>,
+        offset: u32,
+    ) -> Value {
+        if let Some(list) = r_known {
+            return self.list_elem(list as u32, idx, idx_known, offset);
+        }
+        let (base, slots) = self.slice_of(r);
+        let out = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, slots);
+        self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(slots));
+        self.heap_addr(base, idx)
+    }
+
+    /// Base and slot count of the list referenced by `r`.
+    fn slice_of(&mut self, r: Value) -> (Value, Value) {
+        let wide = self.b.ins().uextend(PTR, r);
+        let scaled = self.b.ins().imul_imm_s(wide, offsets::SLICE_SIZE);
+        let entry = self.b.ins().iadd(self.lists, scaled);
+        let base = self
+            .b
+            .ins()
+            .load(types::I32, trusted(), entry, offsets::SLICE_BASE);
+        let slots = self
+            .b
+            .ins()
+            .load(types::I32, trusted(), entry, offsets::SLICE_SLOTS);
+        (base, slots)
+    }
+
+    fn heap_addr(&mut self, base: Value, idx: Value) -> Value {
+        let base = self.b.ins().uextend(PTR, base);
+        let idx = self.b.ins().uextend(PTR, idx);
+        let at = self.b.ins().iadd(base, idx);
+        let bytes = self.b.ins().ishl_imm_u(at, 2);
+        self.b.ins().iadd(self.heap, bytes)
+    }
+
+    /// One for-in step: the element at `cursor` of the list (`base`,
+    /// `slots`), or -1 past the last slot. Branch-free.
+    fn for_elem(&mut self, base: Value, slots: Value, cursor: Value) -> Value {
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, cursor, slots);
+        let zero = self.b.ins().iconst(types::I32, 0);
+        let at = self.b.ins().select(inside, cursor, zero);
+        let addr = self.heap_addr(base, at);
+        let raw = self.b.ins().load(types::I32, trusted(), addr, 0);
+        let end = self.b.ins().iconst(types::I32, -1);
+        self.b.ins().select(inside, raw, end)
+    }
+
+    fn for_step(
+        &mut self,
+        elem: Value,
+        cursor_slot: u32,
+        cursor: Value,
+        d: u32,
+        offset: u32,
+        target: u32,
+    ) {
+        let done = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
+        let exit = self.edge(offset, target);
+        let cont = self.b.create_block();
+        self.b.ins().brif(done, exit, &[], cont, &[]);
+        self.flush();
+        self.b.switch_to_block(cont);
+        self.open = true;
+        self.set(d, elem);
+        let next = self.b.ins().iadd_imm_s(cursor, 1);
+        self.set_slot(cursor_slot, next);
+    }
+
+    /// The stack slot holding intrinsic arguments, created on first use.
+    pub fn args_slot(&mut self) -> StackSlot {
+        match self.args_slot {
+            Some(s) => s,
+            None => {
+                let s = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (MAX_PARAMS * 4) as u32,
+                    2,
+                ));
+                self.args_slot = Some(s);
+                s
+            }
+        }
+    }
+
+    // ----- arithmetic -------------------------------------------------------
+
+    fn bool_to_i32(&mut self, c: Value) -> Value {
+        self.b.ins().uextend(types::I32, c)
+    }
+
+    /// `a / b` or `a % b` with the CVM's rules: division by zero is an error
+    /// at `offset`; `i32::MIN / -1` wraps and `i32::MIN % -1` is 0 (done in
+    /// 64 bits, where it cannot overflow).
+    fn divide(
+        &mut self,
+        a: Value,
+        b: Value,
+        b_known: Option<i32>,
+        rem: bool,
+        offset: u32,
+    ) -> Value {
+        match b_known {
+            Some(0) | None => {
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                self.trap_if(zero, Some(trap::DIV_ZERO), offset, None, None);
+            }
+            Some(-1) => {
+                return if rem {
+                    self.b.ins().iconst(types::I32, 0)
+                } else {
+                    self.b.ins().ineg(a)
+                };
+            }
+            Some(_) => {
+                return if rem {
+                    self.b.ins().srem(a, b)
+                } else {
+                    self.b.ins().sdiv(a, b)
+                };
+            }
+        }
+        let a64 = self.b.ins().sextend(types::I64, a);
+        let b64 = self.b.ins().sextend(types::I64, b);
+        let r = if rem {
+            self.b.ins().srem(a64, b64)
+        } else {
+            self.b.ins().sdiv(a64, b64)
+        };
+        self.b.ins().ireduce(types::I32, r)
+    }
+
+    fn compare(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        self.b.ins().icmp(cc, a, b)
+    }
+
+    // ----- instructions -----------------------------------------------------
+
+    #[allow(clippy::too_many_lines)]
+    fn instr(&mut self, offset: u32, instr: cvm::isa::Instr, d: u32, next: Option<u32>) {
+        let ops = instr.operands;
+        let imm = ops[0] as i32;
+        macro_rules! bin {
+            ($f:ident) => {{
+                let a = self.get(d - 2);
+                let b = self.get(d - 1);
+                let r = self.b.ins().$f(a, b);
+                self.set(d - 2, r);
+            }};
+        }
+        macro_rules! cmp {
+            ($cc:expr) => {{
+                let a = self.get(d - 2);
+                let b = self.get(d - 1);
+                let c = self.compare($cc, a, b);
+                let r = self.bool_to_i32(c);
+                self.set(d - 2, r);
+            }};
+        }
+        macro_rules! cmp_jump {
+            ($cc:expr, $a:expr, $b:expr, $target:expr) => {{
+                let (a, b) = ($a, $b);
+                let c = self.compare($cc, a, b);
+                self.branch(c, offset, $target, next);
+            }};
+        }
+        match instr.opcode {
+            Opcode::Nop | Opcode::Pop => {}
+            Opcode::Halt => {
+                let fuel = self.b.use_var(self.fuel);
+                self.b
+                    .ins()
+                    .store(trusted(), fuel, self.ctx, offsets::FUEL_LEFT);
+                let status = self.b.ins().iconst(types::I64, STATUS_HALT);
+                self.ret_status(status);
+            }
+            Opcode::Push => self.set_const(d, imm),
+            Opcode::Dup => {
+                let v = self.get(d - 1);
+                let k = self.known(d - 1);
+                self.set(d, v);
+                self.known[d as usize] = k;
+            }
+            Opcode::Swap => {
+                let a = self.get(d - 2);
+                let b = self.get(d - 1);
+                let (ka, kb) = (self.known(d - 2), self.known(d - 1));
+                self.set(d - 2, b);
+                self.set(d - 1, a);
+                self.known[(d - 2) as usize] = kb;
+                self.known[(d - 1) as usize] = ka;
+            }
+            Opcode::Ldl => {
+                let v = self.slot(ops[0]);
+                self.set(d, v);
+            }
+            Opcode::Stl => {
+                let v = self.get(d - 1);
+                self.set_slot(ops[0], v);
+            }
+            Opcode::Ldg => {
+                let (base, off) = self.global_addr(ops[0]);
+                let v = self.b.ins().load(types::I32, trusted(), base, off);
+                self.set(d, v);
+            }
+            Opcode::Stg => {
+                let v = self.get(d - 1);
+                let (base, off) = self.global_addr(ops[0]);
+                self.b.ins().store(trusted(), v, base, off);
+            }
+            Opcode::Incl | Opcode::Decl => {
+                let v = self.slot(ops[0]);
+                let step = if instr.opcode == Opcode::Incl { 1 } else { -1 };
+                let r = self.b.ins().iadd_imm_s(v, step);
+                self.set_slot(ops[0], r);
+            }
+            Opcode::Incg | Opcode::Decg => {
+                let (base, off) = self.global_addr(ops[0]);
+                let v = self.b.ins().load(types::I32, trusted(), base, off);
+                let step = if instr.opcode == Opcode::Incg { 1 } else { -1 };
+                let r = self.b.ins().iadd_imm_s(v, step);
+                self.b.ins().store(trusted(), r, base, off);
+            }
+            Opcode::Lref => self.set_const(d, ops[0] as i32),
+            Opcode::Lde => {
+                let idx = self.get(d - 1);
+                let k = self.known(d - 1);
+                let at = self.list_elem(ops[0], idx, k, offset);
+                let v = self.b.ins().load(types::I32, trusted(), at, 0);
+                self.set(d - 1, v);
+            }
+            Opcode::Ste => {
+                let idx = self.get(d - 2);
+                let v = self.get(d - 1);
+                let k = self.known(d - 2);
+                let at = self.list_elem(ops[0], idx, k, offset);
+                self.b.ins().store(trusted(), v, at, 0);
+            }
+            Opcode::LdeL => {
+                let idx = self.slot(ops[1]);
+                let at = self.list_elem(ops[0], idx, None, offset);
+                let v = self.b.ins().load(types::I32, trusted(), at, 0);
+                self.set(d, v);
+            }
+            Opcode::SteL => {
+                let v = self.get(d - 1);
+                let idx = self.slot(ops[1]);
+                let at = self.list_elem(ops[0], idx, None, offset);
+                self.b.ins().store(trusted(), v, at, 0);
+            }
+            Opcode::Ldx => {
+                let r = self.get(d - 2);
+                let idx = self.get(d - 1);
+                let (kr, ki) = (self.known(d - 2), self.known(d - 1));
+                let at = self.ref_elem(r, kr, idx, ki, offset);
+                let v = self.b.ins().load(types::I32, trusted(), at, 0);
+                self.set(d - 2, v);
+            }
+            Opcode::Stx => {
+                let r = self.get(d - 3);
+                let idx = self.get(d - 2);
+                let v = self.get(d - 1);
+                let (kr, ki) = (self.known(d - 3), self.known(d - 2));
+                let at = self.ref_elem(r, kr, idx, ki, offset);
+                self.b.ins().store(trusted(), v, at, 0);
+            }
+            Opcode::LdxL => {
+                let r = self.slot(ops[0]);
+                let idx = self.slot(ops[1]);
+                let at = self.ref_elem(r, None, idx, None, offset);
+                let v = self.b.ins().load(types::I32, trusted(), at, 0);
+                self.set(d, v);
+            }
+            Opcode::StxL => {
+                let v = self.get(d - 1);
+                let r = self.slot(ops[0]);
+                let idx = self.slot(ops[1]);
+                let at = self.ref_elem(r, None, idx, None, offset);
+                self.b.ins().store(trusted(), v, at, 0);
+            }
+            Opcode::Forl => {
+                let ListSlice { base, slots } = self.env.initial.lists[ops[0] as usize];
+                let cursor = self.slot(ops[1]);
+                let base = self.b.ins().iconst(types::I32, i64::from(base));
+                let slots = self.b.ins().iconst(types::I32, i64::from(slots));
+                let elem = self.for_elem(base, slots, cursor);
+                self.for_step(elem, ops[1], cursor, d, offset, ops[2]);
+            }
+            Opcode::Forx => {
+                let r = self.slot(ops[0]);
+                let cursor = self.slot(ops[1]);
+                let (base, slots) = self.slice_of(r);
+                let elem = self.for_elem(base, slots, cursor);
+                self.for_step(elem, ops[1], cursor, d, offset, ops[2]);
+            }
+            Opcode::Add => bin!(iadd),
+            Opcode::Sub => bin!(isub),
+            Opcode::Mul => bin!(imul),
+            Opcode::BitAnd => bin!(band),
+            Opcode::BitOr => bin!(bor),
+            Opcode::BitXor => bin!(bxor),
+            Opcode::Div | Opcode::Mod => {
+                let a = self.get(d - 2);
+                let b = self.get(d - 1);
+                let kb = self.known(d - 1);
+                let r = self.divide(a, b, kb, instr.opcode == Opcode::Mod, offset);
+                self.set(d - 2, r);
+            }
+            Opcode::Neg => {
+                let a = self.get(d - 1);
+                let r = self.b.ins().ineg(a);
+                self.set(d - 1, r);
+            }
+            Opcode::BitNot => {
+                let a = self.get(d - 1);
+                let r = self.b.ins().bnot(a);
+                self.set(d - 1, r);
+            }
+            Opcode::Eq => cmp!(IntCC::Equal),
+            Opcode::Ne => cmp!(IntCC::NotEqual),
+            Opcode::Lt => cmp!(IntCC::SignedLessThan),
+            Opcode::Le => cmp!(IntCC::SignedLessThanOrEqual),
+            Opcode::Gt => cmp!(IntCC::SignedGreaterThan),
+            Opcode::Ge => cmp!(IntCC::SignedGreaterThanOrEqual),
+            Opcode::LNot => {
+                let a = self.get(d - 1);
+                let c = self.b.ins().icmp_imm_s(IntCC::Equal, a, 0);
+                let r = self.bool_to_i32(c);
+                self.set(d - 1, r);
+            }
+            Opcode::AddI => {
+                let a = self.get(d - 1);
+                let r = self.b.ins().iadd_imm_s(a, i64::from(imm));
+                self.set(d - 1, r);
+            }
+            Opcode::AddL | Opcode::SubL | Opcode::MulL => {
+                let a = self.get(d - 1);
+                let s = self.slot(ops[0]);
+                let r = match instr.opcode {
+                    Opcode::AddL => self.b.ins().iadd(a, s),
+                    Opcode::SubL => self.b.ins().isub(a, s),
+                    _ => self.b.ins().imul(a, s),
+                };
+                self.set(d - 1, r);
+            }
+            Opcode::Jmp => self.jump(offset, ops[0]),
+            Opcode::Jz | Opcode::Jnz => {
+                let v = self.get(d - 1);
+                let cc = if instr.opcode == Opcode::Jz {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                let c = self.b.ins().icmp_imm_s(cc, v, 0);
+                self.branch(c, offset, ops[0], next);
+            }
+            Opcode::Case => {
+                let v = self.get(d - 1);
+                let c = self.b.ins().icmp_imm_s(IntCC::Equal, v, i64::from(imm));
+                self.branch(c, offset, ops[1], next);
+            }
+            Opcode::JEq => cmp_jump!(IntCC::Equal, self.get(d - 2), self.get(d - 1), ops[0]),
+            Opcode::JNe => cmp_jump!(IntCC::NotEqual, self.get(d - 2), self.get(d - 1), ops[0]),
+            Opcode::JLt => cmp_jump!(
+                IntCC::SignedLessThan,
+                self.get(d - 2),
+                self.get(d - 1),
+                ops[0]
+            ),
+            Opcode::JLe => cmp_jump!(
+                IntCC::SignedLessThanOrEqual,
+                self.get(d - 2),
+                self.get(d - 1),
+                ops[0]
+            ),
+            Opcode::JGt => cmp_jump!(
+                IntCC::SignedGreaterThan,
+                self.get(d - 2),
+                self.get(d - 1),
+                ops[0]
+            ),
+            Opcode::JGe => cmp_jump!(
+                IntCC::SignedGreaterThanOrEqual,
+                self.get(d - 2),
+                self.get(d - 1),
+                ops[0]
+            ),
+            Opcode::JEqI
+            | Opcode::JNeI
+            | Opcode::JLtI
+            | Opcode::JLeI
+            | Opcode::JGtI
+            | Opcode::JGeI => {
+                let a = self.get(d - 1);
+                let c = self.compare_imm(instr.opcode, a, imm);
+                self.branch(c, offset, ops[1], next);
+            }
+            Opcode::JEqLI
+            | Opcode::JNeLI
+            | Opcode::JLtLI
+            | Opcode::JLeLI
+            | Opcode::JGtLI
+            | Opcode::JGeLI => {
+                let a = self.slot(ops[0]);
+                let c = self.compare_imm(instr.opcode, a, ops[1] as i32);
+                self.branch(c, offset, ops[2], next);
+            }
+            Opcode::Call => self.call(ops[0], d, offset),
+            Opcode::Ret => {
+                let fuel = self.b.use_var(self.fuel);
+                let zero = self.b.ins().iconst(types::I32, 0);
+                self.b.ins().return_(&[zero, fuel]);
+                self.open = false;
+            }
+            Opcode::RetV => {
+                let v = self.get(d - 1);
+                let fuel = self.b.use_var(self.fuel);
+                self.b.ins().return_(&[v, fuel]);
+                self.open = false;
+            }
+            Opcode::Intr => self.intrinsic(ops[0], d, offset),
+            Opcode::Write => {
+                let v = self.get(d - 1);
+                let call = self.b.ins().call(self.env.write, &[self.ctx, v]);
+                let r = self.b.inst_results(call)[0];
+                self.check_shim(r, offset);
+            }
+            Opcode::TextOut => {
+                let t = self.b.ins().iconst(types::I32, i64::from(ops[0]));
+                let call = self.b.ins().call(self.env.textout, &[self.ctx, t]);
+                let r = self.b.inst_results(call)[0];
+                self.check_shim(r, offset);
+            }
+        }
+    }
+
+    /// The condition of a compare-with-immediate jump.
+    fn compare_imm(&mut self, op: Opcode, a: Value, k: i32) -> Value {
+        let cc = match op {
+            Opcode::JEqI | Opcode::JEqLI => IntCC::Equal,
+            Opcode::JNeI | Opcode::JNeLI => IntCC::NotEqual,
+            Opcode::JLtI | Opcode::JLtLI => IntCC::SignedLessThan,
+            Opcode::JLeI | Opcode::JLeLI => IntCC::SignedLessThanOrEqual,
+            Opcode::JGtI | Opcode::JGtLI => IntCC::SignedGreaterThan,
+            _ => IntCC::SignedGreaterThanOrEqual,
+        };
+        self.b.ins().icmp_imm_s(cc, a, i64::from(k))
+    }
+
+    /// After a shim returned `r`: stops with the shim's error when it is the
+    /// trap sentinel.
+    pub fn check_shim(&mut self, r: Value, offset: u32) {
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, r, SHIM_TRAP);
+        self.trap_if(failed, None, offset, None, None);
+    }
+
+    fn call(&mut self, callee: u32, d: u32, offset: u32) {
+        let arity = self.env.module.functions[callee as usize].arity();
+        let returns = self.env.module.functions[callee as usize].returns_value;
+        // Depth first, then fuel, as the interpreter checks them.
+        let too_deep = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, self.depth_left, 1);
+        self.trap_if(too_deep, Some(trap::CALL_DEPTH), offset, None, None);
+        self.charge(offset);
+        let fuel = self.b.use_var(self.fuel);
+        let depth = self.b.ins().iadd_imm_s(self.depth_left, -1);
+        let mut args = vec![self.ctx, fuel, depth];
+        for k in d - arity..d {
+            args.push(self.get(k));
+        }
+        let fref = self.env.callees[&callee];
+        let call = self.b.ins().call(fref, &args);
+        let results = self.b.inst_results(call).to_vec();
+        self.check_status(results[1]);
+        if returns {
+            self.set(d - arity, results[0]);
+        }
+    }
+
+    fn intrinsic(&mut self, id: u32, d: u32, offset: u32) {
+        let info = &INTRINSICS[id as usize];
+        let n = info.params.len() as u32;
+        let base = d - n;
+        if let Some(v) = inline::try_inline(self, id, base, offset) {
+            self.env.inlined.set(self.env.inlined.get() + 1);
+            if info.returns {
+                self.set(base, v);
+            }
+            return;
+        }
+        let slot = self.args_slot();
+        for k in 0..n {
+            let v = self.get(base + k);
+            self.b.ins().stack_store(PTR, v, slot, (k * 4) as i32);
+        }
+        let addr = self.b.ins().stack_addr(PTR, slot, 0);
+        let idv = self.b.ins().iconst(types::I32, i64::from(id));
+        let call = self
+            .b
+            .ins()
+            .call(self.env.intrinsic, &[self.ctx, idv, addr]);
+        let r = self.b.inst_results(call)[0];
+        self.check_shim(r, offset);
+        if info.returns {
+            let v = self.b.ins().ireduce(types::I32, r);
+            self.set(base, v);
+        }
+    }
+}

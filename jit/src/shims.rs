@@ -1,0 +1,177 @@
+//! Shims: the Rust functions compiled code calls for what it does not do
+//! natively (intrinsics that are not inlined, `write`, `textout`).
+//!
+//! They are `extern "C"` and registered with the JIT linker under the names
+//! in [`SYMBOLS`]. Each takes the run [`Context`] as its first argument.
+//! Errors never unwind through compiled frames: an intrinsic's error is
+//! stored in the context and a sentinel is returned, and so is a panic in
+//! embedder code (a `Host` or `Output` implementation), which is caught
+//! here and resumed by the instance once compiled code has returned. Both
+//! backends call the very same intrinsic functions
+//! ([`cvm::intrinsics::INTRINSICS`]), so intrinsics behave identically.
+
+use crate::context::{trap, Context, SHIM_TRAP};
+use cvm::chess::board::BoardView;
+use cvm::chess::pattern as patterns;
+use cvm::intrinsics::{Ctx, INTRINSICS, MAX_PARAMS};
+use cvm::TrapKind;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Symbol name of [`intrinsic`].
+pub(crate) const INTRINSIC: &str = "che_jit_intrinsic";
+/// Symbol name of [`write`].
+pub(crate) const WRITE: &str = "che_jit_write";
+/// Symbol name of [`textout`].
+pub(crate) const TEXTOUT: &str = "che_jit_textout";
+/// Symbol name of [`pattern_set`].
+pub(crate) const PATTERN: &str = "che_jit_pattern_set";
+
+/// The square sets [`pattern_set`] computes, by number.
+pub(crate) mod pattern {
+    /// `DblPwns`: doubled pawns of a colour.
+    pub const DOUBLED: u32 = 0;
+    /// `Passed`: passed pawns of a colour.
+    pub const PASSED: u32 = 1;
+    /// `Control`: squares a piece controls.
+    pub const CONTROL: u32 = 2;
+    /// `ExchngCtrl`: squares a colour has exchange control over.
+    pub const EXCHANGE: u32 = 3;
+}
+
+/// The shims and their addresses, for `JITBuilder::symbol`.
+pub(crate) fn symbols() -> [(&'static str, *const u8); 4] {
+    [
+        (
+            INTRINSIC,
+            intrinsic as extern "C" fn(*mut c_void, u32, *const i32) -> i64 as *const u8,
+        ),
+        (
+            WRITE,
+            write as extern "C" fn(*mut c_void, i32) -> i64 as *const u8,
+        ),
+        (
+            TEXTOUT,
+            textout as extern "C" fn(*mut c_void, u32) -> i64 as *const u8,
+        ),
+        (
+            PATTERN,
+            pattern_set as extern "C" fn(*mut c_void, u32, i32, u64) -> i64 as *const u8,
+        ),
+    ]
+}
+
+/// Runs `f` on the context, turning a panic into a stored payload and the
+/// [`SHIM_TRAP`] sentinel.
+fn guarded(ctx: &mut Context<'_>, f: impl FnOnce(&mut Context<'_>) -> i64) -> i64 {
+    match catch_unwind(AssertUnwindSafe(|| f(ctx))) {
+        Ok(v) => v,
+        Err(panic) => {
+            ctx.trap_code = trap::SHIM;
+            ctx.panic = Some(panic);
+            SHIM_TRAP
+        }
+    }
+}
+
+/// Calls intrinsic `id` with the arguments at `args` (one `i32` per
+/// parameter of the intrinsic). Returns the result sign-extended, or
+/// [`SHIM_TRAP`] after storing the error in the context.
+extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *const i32) -> i64 {
+    // SAFETY: compiled code passes the context pointer it received, which
+    // the instance created from a live `Context` that outlives the run and
+    // that nothing else accesses while compiled code runs.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        ctx.trap_code = trap::SHIM;
+        ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
+        return SHIM_TRAP;
+    };
+    let n = info.params.len().min(MAX_PARAMS);
+    // SAFETY: compiled code stores the intrinsic's arguments, one per
+    // parameter, in a stack slot of MAX_PARAMS words and passes its address.
+    let args = unsafe { std::slice::from_raw_parts(args, n) };
+    guarded(ctx, |ctx| {
+        // SAFETY: the pointers were made by the instance from exclusive
+        // borrows that live for the whole run; compiled code is suspended
+        // while this shim runs, so these are the only live references.
+        let (memory, output, host, advice) = unsafe {
+            (
+                &mut *ctx.memory,
+                &mut *ctx.output,
+                &mut *ctx.host,
+                &mut *ctx.advice,
+            )
+        };
+        let result = (info.func)(
+            &mut Ctx {
+                memory,
+                output,
+                host: &mut *host,
+                advice,
+            },
+            args,
+        );
+        // Inlined pattern code reads the board copy; the host may have moved
+        // on (it is the embedder's object), so refresh it as the interpreter
+        // would see it on its next intrinsic call.
+        ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
+        match result {
+            Ok(v) => i64::from(v),
+            Err(kind) => {
+                ctx.trap_code = trap::SHIM;
+                ctx.payload = Some(kind);
+                SHIM_TRAP
+            }
+        }
+    })
+}
+
+/// `write`: one output line with `value`. Returns 0, or [`SHIM_TRAP`] when
+/// the output panicked.
+extern "C" fn write(ctx: *mut c_void, value: i32) -> i64 {
+    // SAFETY: as in `intrinsic`.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    guarded(ctx, |ctx| {
+        // SAFETY: as in `intrinsic`.
+        unsafe { &mut *ctx.output }.write_value(value);
+        0
+    })
+}
+
+/// `textout`: one output line with text `text`. Returns 0, or
+/// [`SHIM_TRAP`] when the output panicked.
+extern "C" fn textout(ctx: *mut c_void, text: u32) -> i64 {
+    // SAFETY: as in `intrinsic`.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    guarded(ctx, |ctx| {
+        let Some(t) = ctx.texts.get(text as usize) else {
+            ctx.trap_code = trap::SHIM;
+            ctx.payload = Some(TrapKind::BadCall(format!("no text {text}")));
+            return SHIM_TRAP;
+        };
+        // SAFETY: as in `intrinsic`.
+        unsafe { &mut *ctx.output }.write_text(&t.text);
+        0
+    })
+}
+
+/// The square set of a pattern whose list argument the compiler folded
+/// into masks (see [`crate::inline`]): `kind` is one of [`pattern`], `arg`
+/// the colour or piece, `within` the squares the list names (the set only
+/// matters there). Stores the set in the context's `set_out` and returns 0,
+/// or [`SHIM_TRAP`] on a panic.
+extern "C" fn pattern_set(ctx: *mut c_void, kind: u32, arg: i32, within: u64) -> i64 {
+    // SAFETY: as in `intrinsic`.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    guarded(ctx, |ctx| {
+        let board = &ctx.board;
+        ctx.set_out = match kind {
+            pattern::DOUBLED => patterns::doubled_pawns(board, arg),
+            pattern::PASSED => patterns::passed_pawns(board, arg),
+            pattern::CONTROL => patterns::control(board, arg),
+            _ => patterns::exchange_control_within(board, arg, within),
+        };
+        0
+    })
+}

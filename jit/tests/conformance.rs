@@ -1,0 +1,60 @@
+//! Runs every conformance case of `cvm/tests/conformance/` on the JIT: the
+//! same files, parsed and checked by the same harness
+//! (`cvm::testkit`) that runs them on the interpreter.
+
+use cvm::testkit::{Backend, Case, InterpreterBackend};
+use jit::JitBackend;
+use std::path::{Path, PathBuf};
+
+fn case_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cvm/tests/conformance");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("conformance directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "asm"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+fn run_all(backend: &mut dyn Backend) -> Vec<String> {
+    let paths = case_files();
+    assert!(paths.len() >= 30, "conformance cases missing");
+    let mut failures = Vec::new();
+    for path in &paths {
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(path).expect("readable case");
+        match Case::parse(&name, &text) {
+            Ok(case) => {
+                if let Err(e) = case.check(backend) {
+                    failures.push(e);
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    failures
+}
+
+#[test]
+fn conformance_cases_pass_on_the_jit() {
+    let failures = run_all(&mut JitBackend);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn conformance_cases_pass_on_the_interpreter_too() {
+    // The same loop on the reference backend: a failure here means a case
+    // file is wrong, not the JIT.
+    let failures = run_all(&mut InterpreterBackend);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,255 @@
+//! The inlined chess patterns against the Rust intrinsics: random programs
+//! of pattern calls on constant lists (valid and invalid pieces, colours,
+//! compoperators, squares, wildcards, end markers), with constant and
+//! run-time counts, run on random boards by both backends. Every call's
+//! result is written, so any difference shows in the output.
+
+use cvm::chess::board::BoardView;
+use cvm::{asm, CollectOutput, Host, Interpreter, Program};
+use jit::JitProgram;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+struct BoardHost(BoardView);
+
+impl Host for BoardHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.0)
+    }
+}
+
+fn random_board(rng: &mut Rng) -> BoardView {
+    let mut b = BoardView::EMPTY;
+    for c in 0..2 {
+        for k in 0..6 {
+            // Sparse sets, sometimes empty, sometimes crowded.
+            b.pieces[c][k] = match rng.below(4) {
+                0 => 0,
+                1 => rng.next() & rng.next() & rng.next(),
+                2 => 1 << rng.below(64),
+                _ => rng.next() & rng.next(),
+            };
+        }
+    }
+    b.side_to_move = rng.below(2) as u32;
+    b
+}
+
+fn piece(rng: &mut Rng) -> i32 {
+    match rng.below(10) {
+        0 => rng.pick(&[5, -1, 0x200 + 3 * 8, 0x200 + 24 + 2]),
+        _ => 0x200 + rng.below(3) as i32 * 8 + rng.below(8) as i32,
+    }
+}
+
+fn colour(rng: &mut Rng) -> i32 {
+    if rng.below(10) == 0 {
+        rng.pick(&[3, -1, 0x200])
+    } else {
+        rng.below(3) as i32
+    }
+}
+
+fn compop(rng: &mut Rng) -> i32 {
+    if rng.below(10) == 0 {
+        rng.pick(&[0x306, 0, -1])
+    } else {
+        0x300 + rng.below(6) as i32
+    }
+}
+
+fn square(rng: &mut Rng) -> i32 {
+    match rng.below(12) {
+        0 => rng.pick(&[81, -2, 1000, 0x10000]),
+        1 => -1,
+        2..=4 => 64 + rng.below(17) as i32,
+        _ => rng.below(64) as i32,
+    }
+}
+
+fn column(rng: &mut Rng) -> i32 {
+    match rng.below(10) {
+        0 => rng.pick(&[0x319, 0x30F, 3]),
+        1 => -1,
+        _ => 0x310 + rng.below(9) as i32,
+    }
+}
+
+fn side(rng: &mut Rng) -> i32 {
+    match rng.below(10) {
+        0 => rng.pick(&[0x335, 0x32F, 7]),
+        1 => -1,
+        _ => 0x330 + rng.below(5) as i32,
+    }
+}
+
+/// A program of `calls` pattern calls, each on its own constant list, the
+/// results written one per line. Also returns how many calls the JIT
+/// should be able to inline.
+fn random_program(rng: &mut Rng, calls: usize) -> (String, usize) {
+    let mut lists = String::new();
+    let mut body = String::new();
+    let mut inlinable = 0;
+    for i in 0..calls {
+        let len = rng.below(5) as usize;
+        let which = rng.below(9);
+        let elem: fn(&mut Rng) -> i32 = match which {
+            6 => column,
+            7 => side,
+            _ => square,
+        };
+        let values: Vec<String> = (0..len).map(|_| elem(rng).to_string()).collect();
+        if values.is_empty() {
+            lists.push_str(&format!(".list l{i} 1\n"));
+        } else {
+            lists.push_str(&format!(".list l{i} {len} = {}\n", values.join(" ")));
+        }
+        // A run-time count (from a global) half of the time.
+        let n = if rng.below(2) == 0 {
+            format!("push {}", rng.below(4))
+        } else {
+            "ldg n".to_string()
+        };
+        let or = if rng.below(2) == 0 { "or" } else { "" };
+        let call = match which {
+            0 => format!("push {}\n lref l{i}\n intr {or}PcOnSqrs", piece(rng)),
+            1 => format!(
+                "push {}\n push {}\n {n}\n lref l{i}\n intr CmpNrPcs",
+                piece(rng),
+                compop(rng)
+            ),
+            2 => format!("push {}\n lref l{i}\n intr {or}DblPwns", colour(rng)),
+            3 => format!("push {}\n lref l{i}\n intr {or}Passed", colour(rng)),
+            4 => format!("push {}\n lref l{i}\n intr {or}Control", piece(rng)),
+            5 => format!("push {}\n lref l{i}\n intr {or}ExchngCtrl", colour(rng)),
+            6 => format!(
+                "push {}\n push {}\n {n}\n lref l{i}\n intr {or}POnLine",
+                colour(rng),
+                compop(rng)
+            ),
+            7 => format!("push {}\n lref l{i}\n intr {or}KingPos", colour(rng)),
+            _ => format!("push {}\n intr NxtSqr", square(rng)),
+        };
+        inlinable += 1;
+        body.push_str(&format!("    {call}\n    write\n"));
+    }
+    let src = format!(
+        ".entry main\n.global n {}\n{lists}.func main params 0 lists 0 locals 0 stack 4 proc\n{body}    ret\n.end\n",
+        rng.below(4)
+    );
+    (src, inlinable)
+}
+
+fn outputs_agree(src: &str, boards: &[BoardView], expect_inlined: usize) {
+    let module = asm::assemble(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let program = Program::new(module).expect("verifies");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    assert_eq!(jit.stats().inlined, expect_inlined, "{src}");
+    let mut vm = jit.instance();
+    let mut reference = Interpreter::new(&program);
+    for board in boards {
+        let mut host = BoardHost(*board);
+        let (mut want, mut got) = (CollectOutput::default(), CollectOutput::default());
+        let r1 = reference.run_entry(&mut host, &mut want);
+        let r2 = vm.run_entry(&mut host, &mut got);
+        assert!(vm.ran_compiled());
+        assert_eq!(r1, r2);
+        assert_eq!(got.lines, want.lines, "{src}\nboard {board:?}");
+    }
+}
+
+#[test]
+fn inlined_patterns_agree_with_the_intrinsics() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _ in 0..150 {
+        let calls = 1 + rng.below(25) as usize;
+        let (src, inlinable) = random_program(&mut rng, calls);
+        let boards: Vec<BoardView> = (0..6).map(|_| random_board(&mut rng)).collect();
+        outputs_agree(&src, &boards, inlinable);
+    }
+}
+
+#[test]
+fn hand_checked_patterns() {
+    // Start position: White pawns on rank 2, knights b1 g1, king e1; Black
+    // mirrored. Expected values follow the document's definitions.
+    let mut b = BoardView::EMPTY;
+    b.pieces[0][0] = 0xFF00;
+    b.pieces[0][1] = (1 << 1) | (1 << 6);
+    b.pieces[0][5] = 1 << 4;
+    b.pieces[1][0] = 0x00FF_0000_0000_0000;
+    b.pieces[1][5] = 1 << 60;
+    let src = "
+.entry main
+.list e2d2 2 = 12 11
+.list e2e4 2 = 12 28
+.list rank2 1 = 65
+.list kside 1 = 816
+.list aline 1 = 784
+.func main params 0 lists 0 locals 0 stack 4 proc
+    push 512
+    lref e2d2
+    intr PcOnSqrs
+    write
+    push 512
+    lref e2e4
+    intr PcOnSqrs
+    write
+    push 512
+    lref e2e4
+    intr orPcOnSqrs
+    write
+    push 512
+    push 768
+    push 8
+    lref rank2
+    intr CmpNrPcs
+    write
+    push 0
+    lref kside
+    intr KingPos
+    write
+    push 2
+    push 768
+    push 2
+    lref aline
+    intr POnLine
+    write
+    push 7
+    intr NxtSqr
+    write
+    ret
+.end
+";
+    // wP on e2 d2: 1; on e2 e4: 0; or-form: 1; eight white pawns on rank 2:
+    // 1; White's king on e1 is on the king side (e-h): 1; two pawns (one of
+    // each colour) on the a-file, `?` counts both: 1; NxtSqr(h1) = a2 = 8.
+    let module = asm::assemble(src).expect("assembles");
+    let program = Program::new(module).expect("verifies");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    assert_eq!(jit.stats().inlined, 7);
+    let mut vm = jit.instance();
+    let mut out = CollectOutput::default();
+    vm.run_entry(&mut BoardHost(b), &mut out).expect("runs");
+    let values: Vec<String> = out.lines.iter().map(|l| l.to_string()).collect();
+    let want: Vec<String> = [1, 0, 1, 1, 1, 1, 8]
+        .iter()
+        .map(|v| cvm::format_value(*v))
+        .collect();
+    assert_eq!(values, want);
+}
