@@ -83,7 +83,7 @@ fn slider_attacks(c: &mut Criterion) {
 }
 
 /// A pattern's square set as a function of the board.
-type PatternSet = dyn Fn(&BoardView) -> u64;
+type PatternSet<'a> = dyn Fn(&BoardView) -> u64 + 'a;
 
 fn patterns(c: &mut Criterion) {
     let boards: Vec<BoardView> = positions().into_iter().map(|(_, b)| b).collect();
@@ -91,7 +91,7 @@ fn patterns(c: &mut Criterion) {
     let white_pawn = lit::parse_piece("wP").expect("piece");
     let mut g = c.benchmark_group("patterns");
     g.throughput(Throughput::Elements(boards.len() as u64));
-    let cases: [(&str, &PatternSet); 6] = [
+    let cases: [(&str, &PatternSet<'_>); 6] = [
         ("PcOnSqrs wP", &|b| pattern::piece_set(b, white_pawn)),
         ("DblPwns ?", &|b| pattern::doubled_pawns(b, lit::ANY_COLOUR)),
         ("Passed ?", &|b| pattern::passed_pawns(b, lit::ANY_COLOUR)),
