@@ -1,0 +1,195 @@
+//! Compiled Che++ programs on both backends: the bundled example advice
+//! program, and every complete program (one with a `main`) that the Che++
+//! test suites of `cvm` and `chess-core` write as a string literal, read
+//! from those test files so that the examples are shared, not copied.
+//! Each runs on several positions; results, errors, output lines, advice
+//! tables and memory must agree.
+
+use cvm::che::{compile_str, compile_with, examples, CompileOptions};
+use cvm::chess::board::BoardView;
+use cvm::{CollectOutput, Host, Interpreter, Limits, Program};
+use jit::JitProgram;
+use std::path::Path;
+
+/// A board view from a FEN placement (test helper; no validation).
+fn board(fen: &str) -> BoardView {
+    let mut b = BoardView::EMPTY;
+    let mut fields = fen.split_whitespace();
+    let placement = fields.next().unwrap_or("");
+    for (i, row) in placement.split('/').enumerate() {
+        let rank = 7usize.saturating_sub(i);
+        let mut file = 0;
+        for ch in row.chars() {
+            if let Some(n) = ch.to_digit(10) {
+                file += n as usize;
+                continue;
+            }
+            let colour = usize::from(ch.is_ascii_lowercase());
+            if let Some(kind) = "pnbrqk".find(ch.to_ascii_lowercase()) {
+                if file < 8 {
+                    b.pieces[colour][kind] |= 1u64 << (rank * 8 + file);
+                }
+            }
+            file += 1;
+        }
+    }
+    if fields.next() == Some("b") {
+        b.side_to_move = 1;
+    }
+    b
+}
+
+const FENS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2NP1N2/PPP2PPP/R1BQKB1R w KQkq - 2 4",
+    "rnbqkb1r/ppp2ppp/4pn2/3p4/3P4/2P1PN2/PP1N1PPP/R1BQKB1R b KQkq - 0 4",
+    "8/5pk1/6p1/3P4/1P6/6P1/5K2/8 w - - 0 40",
+    "8/8/4k3/3pP3/2pP4/2P5/5K2/8 w - - 0 50",
+    "6k1/1R3pp1/7p/8/2Pr4/6P1/5PKP/8 b - - 3 35",
+];
+
+struct TestHost(BoardView);
+
+impl Host for TestHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.0)
+    }
+    fn game_score(&self, prev_moves: i32) -> i32 {
+        prev_moves * 7 - 3
+    }
+}
+
+/// Runs `main` of `program` on every position on both backends and
+/// compares everything observable.
+fn agree(name: &str, program: &Program) {
+    let code = JitProgram::compile(program).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut vm = code.instance();
+    let mut interp = Interpreter::new(program);
+    let limits = Limits {
+        fuel: Some(5_000_000),
+        ..Limits::default()
+    };
+    vm.set_limits(limits);
+    interp.set_limits(limits);
+    for fen in FENS {
+        let b = board(fen);
+        vm.reset();
+        interp.reset();
+        let (mut got, mut want) = (CollectOutput::default(), CollectOutput::default());
+        let r2 = vm.run_entry(&mut TestHost(b), &mut got);
+        let r1 = interp.run_entry(&mut TestHost(b), &mut want);
+        assert!(vm.ran_compiled(), "{name}");
+        assert_eq!(r2, r1, "{name} on {fen}");
+        assert_eq!(got.lines, want.lines, "{name} on {fen}");
+        assert!(vm.advice() == interp.advice(), "{name} on {fen}: advice");
+        assert_eq!(vm.memory(), interp.memory(), "{name} on {fen}");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "{name} on {fen}");
+    }
+}
+
+#[test]
+fn the_bundled_example_program_agrees() {
+    let c = compile_with(
+        &examples::loader(),
+        Path::new(examples::MAIN),
+        &CompileOptions::default(),
+    );
+    let module = c
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
+    let program = Program::new(module).expect("verifies");
+    agree(examples::MAIN, &program);
+}
+
+/// The string literals of a Rust source file (plain literals with the
+/// usual escapes; raw strings are skipped).
+fn string_literals(rust: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = rust.chars().peekable();
+    let mut prev = ' ';
+    while let Some(c) = chars.next() {
+        if c == '/' && chars.peek() == Some(&'/') {
+            for d in chars.by_ref() {
+                if d == '\n' {
+                    break;
+                }
+            }
+            prev = '\n';
+            continue;
+        }
+        if c == '\'' && prev != '\\' {
+            // A char literal such as '"': skip it whole.
+            let mut lit = String::new();
+            while let Some(&d) = chars.peek() {
+                if d == '\'' || lit.len() > 3 {
+                    break;
+                }
+                lit.push(d);
+                chars.next();
+            }
+            if chars.peek() == Some(&'\'') {
+                chars.next();
+            }
+            prev = '\'';
+            continue;
+        }
+        if c == '"' && prev != 'r' && prev != '#' {
+            let mut s = String::new();
+            while let Some(d) = chars.next() {
+                match d {
+                    '"' => break,
+                    '\\' => match chars.next() {
+                        Some('n') => s.push('\n'),
+                        Some('t') => s.push('\t'),
+                        Some('\n') => {
+                            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                                chars.next();
+                            }
+                        }
+                        Some(e) => s.push(e),
+                        None => {}
+                    },
+                    _ => s.push(d),
+                }
+            }
+            out.push(s);
+            prev = '"';
+            continue;
+        }
+        prev = c;
+    }
+    out
+}
+
+#[test]
+fn the_che_test_suites_programs_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = [
+        "cvm/tests/che_language.rs",
+        "cvm/tests/che_chess.rs",
+        "cvm/tests/intrinsics_style.rs",
+        "chess-core/tests/che_cli.rs",
+        "chess-core/tests/intrinsics_cli.rs",
+    ];
+    let mut ran = 0;
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        for (i, src) in string_literals(&text).into_iter().enumerate() {
+            if !(src.contains("main()") && src.contains("begin")) {
+                continue;
+            }
+            // Programs that are meant not to compile are skipped.
+            let c = compile_str("test.che", &src, &CompileOptions::default());
+            let Some(module) = c.module else { continue };
+            let Ok(program) = Program::new(module) else {
+                continue;
+            };
+            agree(&format!("{file} literal {i}"), &program);
+            ran += 1;
+        }
+    }
+    assert!(ran >= 30, "only {ran} programs found");
+}
