@@ -306,6 +306,37 @@ struct Aux {
 // The dispatch loop copies ops out of the code; keep them one word wide.
 const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
+/// Receives the code offset of every instruction the interpreter executes
+/// (see [`Interpreter::call_profiled`]).
+pub trait Profiler {
+    /// One executed instruction at CVM code offset `offset`.
+    fn step(&mut self, offset: u32);
+}
+
+/// The dispatch loop's hook: compiled away for ordinary runs.
+trait Hook {
+    const ENABLED: bool;
+    fn step(&mut self, offset: u32);
+}
+
+/// The hook of ordinary runs: reports nothing.
+struct NoProfile;
+
+impl Hook for NoProfile {
+    const ENABLED: bool = false;
+    fn step(&mut self, _: u32) {}
+}
+
+/// The hook of profiled runs.
+struct Profiled<'a>(&'a mut dyn Profiler);
+
+impl Hook for Profiled<'_> {
+    const ENABLED: bool = true;
+    fn step(&mut self, offset: u32) {
+        self.0.step(offset)
+    }
+}
+
 /// Per-function facts the dispatch loop needs at calls.
 #[derive(Copy, Clone, Debug)]
 struct FuncMeta {
@@ -479,20 +510,55 @@ impl<'p> Interpreter<'p> {
         self.regs[args.len()..meta.slots as usize].fill(0);
         self.fuel_used = 0;
         let fuel = self.limits.fuel.unwrap_or(u64::MAX);
-        let result = self.execute(meta.entry as usize, fuel, host, output);
+        let result = self.execute(meta.entry as usize, fuel, host, output, &mut NoProfile);
+        result.map_err(|(kind, pc)| RuntimeError::new(kind, self.origin[pc], module))
+    }
+
+    /// Like [`Interpreter::call`], reporting the code offset of every
+    /// executed instruction to `profiler` (slower; for measurements such as
+    /// choosing superinstructions). `nop` and `pop` execute no operation in
+    /// the register form and are not reported.
+    pub fn call_profiled(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+        profiler: &mut dyn Profiler,
+    ) -> Result<Completion, RuntimeError> {
+        let module = self.program.module();
+        check_call_args(module, func, args)?;
+        let meta = self.funcs[func as usize];
+        let need = meta.frame as usize;
+        if self.regs.len() < need {
+            self.regs.resize(need, 0);
+        }
+        self.regs[..args.len()].copy_from_slice(args);
+        self.regs[args.len()..meta.slots as usize].fill(0);
+        self.fuel_used = 0;
+        let fuel = self.limits.fuel.unwrap_or(u64::MAX);
+        let result = self.execute(
+            meta.entry as usize,
+            fuel,
+            host,
+            output,
+            &mut Profiled(profiler),
+        );
         result.map_err(|(kind, pc)| RuntimeError::new(kind, self.origin[pc], module))
     }
 
     /// The dispatch loop. On error returns the kind and the index of the
     /// failing op.
-    fn execute(
+    fn execute<P: Hook>(
         &mut self,
         start_pc: usize,
         fuel_limit: u64,
         host: &mut dyn Host,
         output: &mut dyn Output,
+        profiler: &mut P,
     ) -> Result<Completion, (TrapKind, usize)> {
         let code: &[Op] = &self.code;
+        let origin: &[u32] = &self.origin;
         let aux: &[Aux] = &self.aux;
         let funcs: &[FuncMeta] = &self.funcs;
         let memory = &mut self.memory;
@@ -608,6 +674,9 @@ impl<'p> Interpreter<'p> {
             // SAFETY: translation ends every function with a terminator and
             // only produces jump targets inside the code, so `pc` is in range.
             let op = unsafe { code.get_unchecked(pc) };
+            if P::ENABLED {
+                profiler.step(origin[pc]);
+            }
             pc += 1;
             match *op {
                 Op::Const { dst, k } => set!(dst, k),
@@ -857,11 +926,7 @@ impl<'p> Interpreter<'p> {
 
 /// Checks the embedder's arguments against the function's parameters (both
 /// backends use it, so they refuse bad calls with the same message).
-pub fn check_call_args(
-    module: &Module,
-    func: u32,
-    args: &[i32],
-) -> Result<(), RuntimeError> {
+pub fn check_call_args(module: &Module, func: u32, args: &[i32]) -> Result<(), RuntimeError> {
     let bad = |m: String| RuntimeError {
         kind: TrapKind::BadCall(m),
         offset: 0,

@@ -72,6 +72,7 @@ pub mod intrinsics;
 pub mod isa;
 pub mod module;
 pub mod opt;
+pub mod profile;
 pub mod runtime;
 pub mod testkit;
 pub mod verify;
