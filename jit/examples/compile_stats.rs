@@ -43,7 +43,7 @@ fn main() {
                 }
             }
         }
-        runs.sort_by(|a, b| a.duration.cmp(&b.duration));
+        runs.sort_by_key(|s| s.duration);
         if let Some(s) = runs.get(runs.len() / 2) {
             let name = path
                 .file_name()

@@ -14,13 +14,17 @@ use crate::error::JitError;
 use crate::instance::JitInstance;
 use crate::lower::{cvm_signature, Env, Lower, PTR};
 use crate::shims;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
+use cranelift_codegen::inline::{Inline, InlineCommand};
+use cranelift_codegen::ir::{
+    types, AbiParam, ExternalName, InstBuilder, MemFlagsData, UserFuncName,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::isa::Opcode;
 use cvm::{Memory, Program};
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -112,6 +116,44 @@ impl Drop for JitProgram {
             // any more and no compiled code can run after this point; the
             // function pointers in `self.functions` die with `self`.
             unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// Functions of at most this many CVM instructions are inlined into their
+/// callers.
+const INLINE_LIMIT: usize = 32;
+
+/// Tells Cranelift which calls to inline: direct calls of small CVM
+/// functions, with the callee's lowered body.
+struct Inliner<'a> {
+    bodies: &'a [cranelift_codegen::ir::Function],
+    inlinable: &'a [bool],
+    /// CVM function index by Cranelift function id.
+    index_of: &'a HashMap<u32, usize>,
+}
+
+impl Inline for Inliner<'_> {
+    fn inline(
+        &mut self,
+        caller: &cranelift_codegen::ir::Function,
+        _call: cranelift_codegen::ir::Inst,
+        _opcode: cranelift_codegen::ir::Opcode,
+        callee: cranelift_codegen::ir::FuncRef,
+        _args: &[cranelift_codegen::ir::Value],
+    ) -> InlineCommand<'_> {
+        let ExternalName::User(name) = &caller.dfg.ext_funcs[callee].name else {
+            return InlineCommand::KeepCall;
+        };
+        let Some(name) = caller.params.user_named_funcs().get(*name) else {
+            return InlineCommand::KeepCall;
+        };
+        match self.index_of.get(&name.index) {
+            Some(&i) if name.namespace == 0 && self.inlinable[i] => InlineCommand::Inline {
+                callee: Cow::Borrowed(&self.bodies[i]),
+                visit_callee: false,
+            },
+            _ => InlineCommand::KeepCall,
         }
     }
 }
@@ -223,6 +265,7 @@ impl JitProgram {
         let mut code_bytes = 0usize;
         let mut instructions = 0usize;
         let mut inlined = 0usize;
+        let mut bodies = Vec::with_capacity(ids.len());
         for (index, (f, info)) in cvm_module
             .functions
             .iter()
@@ -230,11 +273,6 @@ impl JitProgram {
             .enumerate()
         {
             instructions += info.instrs.len();
-            let fail = |message: String| JitError::Function {
-                function: index as u32,
-                name: f.name.clone(),
-                message,
-            };
             ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
             ctx.func.name = UserFuncName::user(0, ids[index].as_u32());
             let called: BTreeSet<u32> = info
@@ -265,6 +303,40 @@ impl JitProgram {
             let builder = Lower::new(builder, &env, f, info).run();
             inlined += env.inlined.get();
             builder.finalize(module.target_config());
+            bodies.push(std::mem::replace(
+                &mut ctx.func,
+                cranelift_codegen::ir::Function::new(),
+            ));
+            module.clear_context(&mut ctx);
+        }
+
+        // Small functions are inlined into their callers (one level, so
+        // recursion unrolls once): their bodies already follow the calling
+        // convention, so the call site keeps its depth and fuel checks and
+        // the semantics do not change.
+        let index_of: HashMap<u32, usize> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_u32(), i))
+            .collect();
+        let inlinable: Vec<bool> = program
+            .function_infos()
+            .iter()
+            .map(|info| info.instrs.len() <= INLINE_LIMIT)
+            .collect();
+        for (index, f) in cvm_module.functions.iter().enumerate() {
+            let fail = |message: String| JitError::Function {
+                function: index as u32,
+                name: f.name.clone(),
+                message,
+            };
+            ctx.func = bodies[index].clone();
+            ctx.inline(Inliner {
+                bodies: &bodies,
+                inlinable: &inlinable,
+                index_of: &index_of,
+            })
+            .map_err(|e| fail(format!("{e:?}")))?;
             module
                 .define_function(ids[index], &mut ctx)
                 .map_err(|e| fail(format!("{e:?}")))?;

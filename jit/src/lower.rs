@@ -54,6 +54,13 @@ fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// Memory flags for the list table and the context's memory pointers,
+/// which never change during a run: loads of them may be shared and
+/// hoisted out of loops.
+fn invariant() -> MemFlagsData {
+    MemFlagsData::trusted().with_readonly().with_can_move()
+}
+
 /// The Cranelift signature of a compiled CVM function with `arity`
 /// parameters, in the module's default calling convention.
 pub(crate) fn cvm_signature(mut sig: Signature, arity: u32) -> Signature {
@@ -150,9 +157,9 @@ impl<'a, 'b> Lower<'a, 'b> {
             let init = params.get(3 + i).copied().unwrap_or(zero);
             b.def_var(v, init);
         }
-        let globals = b.ins().load(PTR, trusted(), ctx, offsets::GLOBALS);
-        let heap = b.ins().load(PTR, trusted(), ctx, offsets::HEAP);
-        let lists = b.ins().load(PTR, trusted(), ctx, offsets::LISTS);
+        let globals = b.ins().load(PTR, invariant(), ctx, offsets::GLOBALS);
+        let heap = b.ins().load(PTR, invariant(), ctx, offsets::HEAP);
+        let lists = b.ins().load(PTR, invariant(), ctx, offsets::LISTS);
 
         // One block per leader: the first instruction, every jump target
         // and every instruction after a branch or terminator.
@@ -477,11 +484,11 @@ impl<'a, 'b> Lower<'a, 'b> {
         let base = self
             .b
             .ins()
-            .load(types::I32, trusted(), entry, offsets::SLICE_BASE);
+            .load(types::I32, invariant(), entry, offsets::SLICE_BASE);
         let slots = self
             .b
             .ins()
-            .load(types::I32, trusted(), entry, offsets::SLICE_SLOTS);
+            .load(types::I32, invariant(), entry, offsets::SLICE_SLOTS);
         (base, slots)
     }
 

@@ -371,7 +371,7 @@ fn changing_a_folded_list_falls_back_to_the_interpreter() {
     let mut board = BoardView::EMPTY;
     board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
     let mut vm = code.instance();
-    let mut run = |vm: &mut jit::JitInstance<'_>| {
+    let run = |vm: &mut jit::JitInstance<'_>| {
         vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
     };
     assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
