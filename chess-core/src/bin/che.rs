@@ -4,8 +4,8 @@
 //! che compile FILE.che [-I DIR]... [--no-opt] [-o FILE.cmp]
 //! che asm FILE.che|FILE.cmp|FILE.asm [-I DIR]... [--no-opt] [-o FILE.asm]
 //! che assemble FILE.asm [-o FILE.cmp]
-//! che run FILE [--backend interp] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
-//! che advice FILE [--backend interp] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! che run FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! che advice FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! ```
 //!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
@@ -109,6 +109,8 @@ struct RunArgs {
 enum Backend {
     /// The interpreter.
     Interp,
+    /// The Cranelift JIT (same results; compiles the program first).
+    Jit,
 }
 
 /// How a command failed: the exit status, after the message was printed.
@@ -237,18 +239,30 @@ fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
 
 /// Runs `main()` of the program named by `args`; returns the advice table.
 fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Failed> {
-    let Backend::Interp = args.backend;
     let position =
         Position::from_fen(&args.fen).map_err(|e| fail(format!("invalid --fen: {e}")))?;
     let (program, sources) = verify(load(&args.file, &args.includes)?)?;
-    let mut vm = Interpreter::new(&program);
-    vm.set_limits(Limits {
+    let limits = Limits {
         fuel: args.fuel,
         ..Limits::default()
-    });
+    };
     let mut host = AdviceHost::new(&position);
-    match vm.run_entry(&mut host, output) {
-        Ok(_) => Ok(vm.advice().clone()),
+    let ran = match args.backend {
+        Backend::Interp => {
+            let mut vm = Interpreter::new(&program);
+            vm.set_limits(limits);
+            vm.run_entry(&mut host, output).map(|_| vm.advice().clone())
+        }
+        Backend::Jit => {
+            let code = jit::JitProgram::compile(&program)
+                .map_err(|e| fail(format!("JIT compilation failed: {e}")))?;
+            let mut vm = code.instance();
+            vm.set_limits(limits);
+            vm.run_entry(&mut host, output).map(|_| vm.advice().clone())
+        }
+    };
+    match ran {
+        Ok(advice) => Ok(advice),
         Err(e) => {
             report_runtime(&e, sources.as_ref());
             Err(RUNTIME_ERROR)

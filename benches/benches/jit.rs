@@ -1,0 +1,324 @@
+//! The JIT side by side with the interpreter, native Rust (the floor) and
+//! LuaJIT with its JIT on, in one run:
+//!
+//! * `jit/NAME`: the CVM core benchmark set (`programs/NAME.asm`);
+//! * `jit/che-NAME`: the same workloads written in Che++ (`che/NAME.che`)
+//!   and compiled by the Che++ compiler;
+//! * `jit/patterns`: a pattern-heavy advice program
+//!   (`advice/patterns.che`, forty pattern tests) on 64 positions;
+//! * `jit/shanny`: the bundled example advice program
+//!   (`cvm/che/examples/shanny.che`) on 240 positions (interpreter and JIT
+//!   only: there is no native or Lua twin of the advice functions).
+//!
+//! Every implementation's result is checked before it is timed.
+//!
+//! Run: `cargo bench -p che-benches --bench jit`; ratios:
+//! `python3 benches/report.py jit native` (see `docs/benchmarks.md`).
+
+use che_benches::{crate_dir, load_program, lua, WORKLOADS};
+use chess_core::host::{board_view, AdviceHost};
+use chess_core::Position;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
+use cvm::che::{compile_file, compile_with, examples, CompileOptions};
+use cvm::chess::board::BoardView;
+use cvm::{Host, Interpreter, NoHost, NullOutput, Program};
+use jit::JitProgram;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
+
+/// The positions of chess-core's oracle file, in file order.
+fn positions() -> Vec<Position> {
+    ORACLE
+        .lines()
+        .filter_map(|line| {
+            let rest = line.split("\"fen\":\"").nth(1)?;
+            let fen = rest.split('"').next()?;
+            Position::from_fen(fen).ok()
+        })
+        .collect()
+}
+
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(500));
+    g.measurement_time(Duration::from_secs(3));
+    g
+}
+
+/// The LuaJIT column (JIT on), when `luajit` is installed and agrees.
+fn luajit(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    file: &str,
+    expected: &str,
+) {
+    let Some(l) = lua::LUAS.iter().find(|l| l.label == "luajit") else {
+        return;
+    };
+    match l.run(file, 1) {
+        Some((_, result)) => {
+            assert_eq!(result, expected, "luajit {file}");
+            g.bench_function("luajit", |b| {
+                b.iter_custom(|iters| l.run(file, iters).map(|(t, _)| t).unwrap_or_default())
+            });
+        }
+        None => eprintln!("luajit not available: skipping it for {file}"),
+    }
+}
+
+/// Interpreter and JIT columns for a program whose `main()` returns
+/// `expected`.
+fn vm_columns(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    program: &Program,
+    expected: i32,
+) {
+    let mut interp = Interpreter::new(program);
+    let done = interp
+        .run_entry(&mut NoHost, &mut NullOutput)
+        .expect("runs");
+    assert_eq!(done.value(), Some(expected), "interp");
+    g.bench_function("interp", |b| {
+        b.iter(|| {
+            interp.reset();
+            black_box(interp.run_entry(&mut NoHost, &mut NullOutput).ok())
+        })
+    });
+    let compiled = JitProgram::compile(program).expect("compiles");
+    let mut vm = compiled.instance();
+    let done = vm.run_entry(&mut NoHost, &mut NullOutput).expect("runs");
+    assert!(vm.ran_compiled());
+    assert_eq!(done.value(), Some(expected), "jit");
+    g.bench_function("jit", |b| {
+        b.iter(|| {
+            vm.reset();
+            black_box(vm.run_entry(&mut NoHost, &mut NullOutput).ok())
+        })
+    });
+}
+
+fn core_set(c: &mut Criterion) {
+    for w in WORKLOADS {
+        let mut g = group(c, &format!("jit/{}", w.name));
+        assert_eq!((w.native)(), w.expected, "native {}", w.name);
+        g.bench_function("native", |b| b.iter(|| black_box((w.native)())));
+        vm_columns(&mut g, &load_program(w.name), w.expected);
+        luajit(&mut g, w.name, &w.expected.to_string());
+        g.finish();
+    }
+}
+
+fn che_twins(c: &mut Criterion) {
+    for w in WORKLOADS {
+        let path = crate_dir().join("che").join(format!("{}.che", w.name));
+        if !path.exists() {
+            eprintln!("{} missing: skipping che-{}", path.display(), w.name);
+            continue;
+        }
+        let compiled = compile_file(&path, &CompileOptions::default());
+        let module = compiled
+            .module
+            .clone()
+            .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+        let program = Program::new(module).expect("compiler output verifies");
+        let mut g = group(c, &format!("jit/che-{}", w.name));
+        g.bench_function("native", |b| b.iter(|| black_box((w.native)())));
+        vm_columns(&mut g, &program, w.expected);
+        luajit(&mut g, w.name, &w.expected.to_string());
+        g.finish();
+    }
+}
+
+/// A host with a board and nothing else.
+struct BoardHost(BoardView);
+
+impl Host for BoardHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.0)
+    }
+}
+
+/// The native twin of `advice/patterns.che`: the same forty tests on the
+/// board's bitboards.
+fn native_patterns(b: &BoardView) -> i32 {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    let file = |f: u32| FILE_A << f;
+    let rank = |r: u32| 0xFFu64 << (8 * r);
+    let sq = |name: &str| {
+        let n = name.as_bytes();
+        1u64 << ((n[1] - b'1') * 8 + (n[0] - b'a'))
+    };
+    let sqs = |names: &[&str]| names.iter().fold(0, |m, n| m | sq(n));
+    let all = |set: u64, m: u64| set & m == m;
+    let any = |set: u64, m: u64| set & m != 0;
+    let count = |set: u64, m: u64| (set & m).count_ones();
+    let p = &b.pieces;
+    let side = |c: usize| p[c].iter().fold(0, |acc, &x| acc | x);
+    let officers = |c: usize| p[c][1] | p[c][2] | p[c][3] | p[c][4];
+    let king_in = |c: usize, m: u64| p[c][5] != 0 && p[c][5] & !m == 0;
+    let (wp, bp, wn, bn) = (p[0][0], p[1][0], p[0][1], p[1][1]);
+    let (w, bl) = (side(0), side(1));
+    let mut s = 0;
+    let mut add = |cond: bool, v: i32| {
+        if cond {
+            s += v;
+        }
+    };
+    add(all(wp, sqs(&["d4", "e4"])), 10);
+    add(all(bp, sqs(&["d5", "e5"])), -10);
+    add(any(wp, sqs(&["c4", "d4", "e4", "f4"])), 3);
+    add(any(bp, sqs(&["c5", "d5", "e5", "f5"])), -3);
+    add(all(wn, sq("f3")), 4);
+    add(all(bn, sq("f6")), -4);
+    add(all(wn, sq("c3")), 2);
+    add(all(bn, sq("c6")), -2);
+    add(any(p[0][2], sqs(&["c4", "b5", "d3", "e2"])), 3);
+    add(any(p[1][2], sqs(&["c5", "b4", "d6", "e7"])), -3);
+    add(all(p[0][5], sq("g1")) && all(p[0][3], sq("f1")), 8);
+    add(all(p[1][5], sq("g8")) && all(p[1][3], sq("f8")), -8);
+    add(all(wp, sqs(&["f2", "g2", "h2"])), 5);
+    add(all(bp, sqs(&["f7", "g7", "h7"])), -5);
+    add(any(p[0][4], sqs(&["d1", "d2", "e2", "c2"])), 1);
+    add(any(p[1][4], sqs(&["d8", "d7", "e7", "c7"])), -1);
+    add(any(p[0][3], rank(6)), 6);
+    add(any(p[1][3], rank(1)), -6);
+    add(any(w, file(4)) && any(w, file(3)), 1);
+    add(any(bl, file(4)) && any(bl, file(3)), -1);
+    add((0..3).all(|f| count(wp, file(f)) >= 3), 2);
+    add((0..3).all(|f| count(bp, file(f)) >= 3), -2);
+    add(count(officers(0), rank(0)) > 2, -2);
+    add(count(officers(1), rank(7)) > 2, 2);
+    add(count(w, rank(3)) >= 4 && count(w, rank(4)) >= 4, 3);
+    add(count(bl, rank(3)) >= 4 && count(bl, rank(4)) >= 4, -3);
+    let no_centre = |set: u64| count(set, file(3)) == 0 && count(set, file(4)) == 0;
+    add(no_centre(wp), -4);
+    add(no_centre(bp), 4);
+    add(no_centre(wp), -5);
+    add(no_centre(bp), 5);
+    add((0..8).any(|f| count(wp, file(f)) >= 2), -7);
+    add((0..8).any(|f| count(bp, file(f)) >= 2), 7);
+    add(count(wp | bp, file(0)) == 0, 1);
+    add(count(wp | bp, file(7)) == 0, 1);
+    let kside = file(4) | file(5) | file(6) | file(7);
+    let centre = file(3) | file(4);
+    add(king_in(0, kside), 2);
+    add(king_in(1, kside), -2);
+    add(king_in(0, centre), -3);
+    add(king_in(1, centre), 3);
+    let qq = file(0) | file(1) | file(2);
+    let kk = file(5) | file(6) | file(7);
+    add(
+        (king_in(0, qq) && king_in(1, qq)) || (king_in(0, kk) && king_in(1, kk)),
+        1,
+    );
+    add(
+        all(wp, sq("e4")) && all(bp, sq("e5")) && all(wn, sq("f3")) && all(bn, sq("c6")),
+        9,
+    );
+    s
+}
+
+fn patterns(c: &mut Criterion) {
+    let boards: Vec<BoardView> = positions().iter().take(64).map(board_view).collect();
+    assert_eq!(boards.len(), 64);
+    let path = crate_dir().join("advice/patterns.che");
+    let compiled = compile_file(&path, &CompileOptions::default());
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    let program = Program::new(module).expect("verifies");
+    let native_total: i32 = boards.iter().map(native_patterns).sum();
+
+    let mut g = group(c, "jit/patterns");
+    g.bench_function("native", |b| {
+        b.iter(|| black_box(&boards).iter().map(native_patterns).sum::<i32>())
+    });
+    let mut interp = Interpreter::new(&program);
+    let run_interp = |interp: &mut Interpreter<'_>| -> i32 {
+        boards
+            .iter()
+            .map(|board| {
+                interp.reset();
+                let done = interp.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
+            })
+            .sum()
+    };
+    assert_eq!(run_interp(&mut interp), native_total, "interp");
+    g.bench_function("interp", |b| b.iter(|| black_box(run_interp(&mut interp))));
+    let code = JitProgram::compile(&program).expect("compiles");
+    let mut vm = code.instance();
+    let run_jit = |vm: &mut jit::JitInstance<'_>| -> i32 {
+        boards
+            .iter()
+            .map(|board| {
+                vm.reset();
+                let done = vm.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
+            })
+            .sum()
+    };
+    assert_eq!(run_jit(&mut vm), native_total, "jit");
+    assert!(vm.ran_compiled());
+    g.bench_function("jit", |b| b.iter(|| black_box(run_jit(&mut vm))));
+    luajit(&mut g, "patterns", &native_total.to_string());
+    g.finish();
+}
+
+fn shanny(c: &mut Criterion) {
+    let positions = positions();
+    let compiled = compile_with(
+        &examples::loader(),
+        Path::new(examples::MAIN),
+        &CompileOptions::default(),
+    );
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    let program = Program::new(module).expect("verifies");
+    let code = JitProgram::compile(&program).expect("compiles");
+    let mut interp = Interpreter::new(&program);
+    let mut vm = code.instance();
+    let mut host = AdviceHost::new(&positions[0]);
+    // Both backends must leave the same advice table on every position.
+    for pos in &positions {
+        host.set_position(pos);
+        interp.reset();
+        vm.reset();
+        let a = interp.run_entry(&mut host, &mut NullOutput);
+        let b = vm.run_entry(&mut host, &mut NullOutput);
+        assert_eq!(a, b);
+        assert!(interp.advice() == vm.advice(), "advice differs");
+    }
+    let mut g = group(c, "jit/shanny");
+    g.bench_function("interp", |b| {
+        b.iter(|| {
+            for pos in &positions {
+                host.set_position(pos);
+                interp.reset();
+                black_box(interp.run_entry(&mut host, &mut NullOutput).ok());
+            }
+        })
+    });
+    g.bench_function("jit", |b| {
+        b.iter(|| {
+            for pos in &positions {
+                host.set_position(pos);
+                vm.reset();
+                black_box(vm.run_entry(&mut host, &mut NullOutput).ok());
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, core_set, che_twins, patterns, shanny);
+criterion_main!(benches);
