@@ -16,26 +16,38 @@
 //! * [`perft`]: move-path enumeration, the standard correctness test and speed benchmark.
 //! * [`host`], [`advice_json`]: the CVM host (board view, score history, style settings) and the
 //!   advice table as JSON.
+//! * The engine: [`eval`] (static evaluation), [`search`] (alpha-beta with its helpers),
+//!   [`advisor`] (the Che++ advice program on either backend), [`options`], [`engine`] (the game,
+//!   the options and a search that obeys the advice), [`worker`] (the engine's thread), and the
+//!   two front ends, [`uci`] and the terminal game [`play`].
 
 pub mod advice_json;
+pub mod advisor;
 pub mod attacks;
 pub mod bitboard;
 pub mod castling;
 pub mod chess_move;
 pub mod colour;
+pub mod engine;
 pub mod epd;
+pub mod eval;
 pub mod fen;
 pub mod game;
 pub mod host;
 pub mod make;
 pub mod movegen;
 pub mod movelist;
+pub mod options;
 pub mod perft;
 pub mod piece;
+pub mod play;
 pub mod position;
 pub mod san;
+pub mod search;
 pub mod square;
+pub mod uci;
 pub mod uci_move;
+pub mod worker;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

@@ -49,8 +49,18 @@ fn bad_fen_is_reported() {
 }
 
 #[test]
-fn no_subcommand_prints_usage() {
-    let (code, _, stderr) = che_engine(&[]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("usage: che-engine perft DEPTH"), "{stderr}");
+fn no_subcommand_speaks_uci() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_che-engine"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run che-engine");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(b"uci\nquit\n").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.lines().any(|l| l == "uciok"), "{stdout}");
 }

@@ -1,10 +1,16 @@
 //! `che-engine`: the chess engine's command line.
 //!
-//! With a subcommand it runs one job and exits: `perft` prints the leaf count of the legal move tree
-//! (the number alone on the last line of standard output, timing on standard error) and `divide`
-//! first prints that count per root move. Without arguments it will speak UCI on standard input and
-//! output; until the UCI loop exists it explains the available subcommands and exits with status 2.
+//! Without arguments it speaks UCI on standard input and output (for GUIs, match runners and
+//! python-chess). `che-engine play` starts the terminal game for people. With another subcommand it
+//! runs one job and exits: `perft` prints the leaf count of the legal move tree (the number alone
+//! on the last line of standard output, timing on standard error), `divide` first prints that count
+//! per root move, and `bench` searches a fixed set of positions to a fixed depth and prints the
+//! node count and speed, as Stockfish's `bench` does.
 
+use chess_core::engine::{Engine, BENCH_DEPTH};
+use chess_core::options::EngineOptions;
+use chess_core::search::SearchControl;
+use chess_core::worker::Out;
 use chess_core::{divide, perft, Position, STARTPOS_FEN};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +41,14 @@ enum Command {
         /// Start from this position instead of the initial one.
         #[arg(long, default_value = STARTPOS_FEN)]
         fen: String,
+    },
+    /// Play chess at the terminal (type `help` once it runs).
+    Play,
+    /// Search the benchmark positions to a fixed depth; print nodes and speed.
+    Bench {
+        /// Plies per position.
+        #[arg(default_value_t = BENCH_DEPTH)]
+        depth: u32,
     },
 }
 
@@ -79,6 +93,26 @@ fn run(command: Command) -> Result<(), ExitCode> {
             };
             report(depth, total, start);
         }
+        Command::Play => {
+            let input = std::io::BufReader::new(std::io::stdin());
+            chess_core::play::run(input, Out::stdout(), EngineOptions::default()).map_err(|e| {
+                eprintln!("che-engine: {e}");
+                ExitCode::from(1)
+            })?;
+        }
+        Command::Bench { depth } => {
+            let mut engine = Engine::new(EngineOptions::default());
+            let control = SearchControl::new();
+            let summary = engine.bench(depth, &control, &mut |event| {
+                if let chess_core::engine::EngineEvent::Note(n) = event {
+                    println!("{n}");
+                }
+            });
+            println!("===========================");
+            println!("Total time (ms) : {}", summary.elapsed.as_millis());
+            println!("Nodes searched  : {}", summary.nodes);
+            println!("Nodes/second    : {}", summary.nps());
+        }
     }
     Ok(())
 }
@@ -91,12 +125,14 @@ fn main() -> ExitCode {
             Err(code) => code,
         },
         None => {
-            eprintln!(
-                "che-engine: the UCI mode is not available yet.\n\
-                 usage: che-engine perft DEPTH [--fen FEN]\n       \
-                 che-engine divide DEPTH [--fen FEN]"
-            );
-            ExitCode::from(2)
+            let input = std::io::stdin().lock();
+            match chess_core::uci::run(input, Out::stdout(), EngineOptions::default()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("che-engine: {e}");
+                    ExitCode::from(1)
+                }
+            }
         }
     }
 }
