@@ -274,8 +274,7 @@ impl Engine {
             root.side_to_move(),
             Duration::from_millis(self.options.move_overhead_ms),
         );
-        control.set_depth(go.depth.or(go.mate.map(|m| m.saturating_mul(2))));
-        control.set_plan(plan);
+        control.init(go.depth.or(go.mate.map(|m| m.saturating_mul(2))), plan);
 
         let mut search_moves = Vec::new();
         for text in &go.search_moves {

@@ -14,7 +14,8 @@
 //! Input is read on a thread of its own and the engine thinks on the worker thread, so the loop
 //! here waits on one channel for both. While the computer thinks, `stop`, `depth`, `time`, `post`
 //! and `quit` act at once; other lines wait until it has moved (so a script of moves fed through a
-//! pipe plays out deterministically).
+//! pipe plays out deterministically). When the input ends, the computer goes on playing its own
+//! moves until a person would have to move or the game is over.
 
 pub mod board;
 pub mod commands;
@@ -76,7 +77,8 @@ struct Repl {
     /// The result, once the game is over: PGN result and the reason.
     over: Option<(String, String)>,
     setup: Option<Setup>,
-    hopeless: u32,
+    /// Consecutive hopeless searches, per side the computer plays.
+    hopeless: [u32; 2],
 }
 
 /// Plays chess on `input`/`out` until `quit` or the end of input.
@@ -121,7 +123,7 @@ pub fn run(
         pending: VecDeque::new(),
         over: None,
         setup: None,
-        hopeless: 0,
+        hopeless: [0; 2],
     };
     repl.run();
     repl.engine.quit();
@@ -204,9 +206,6 @@ impl Repl {
         );
         self.show();
         loop {
-            if !self.thinking && self.eof && self.pending.is_empty() {
-                return;
-            }
             if !self.thinking {
                 if let Some(line) = self.pending.pop_front() {
                     if self.handle_line(&line) == Flow::Quit {
@@ -214,8 +213,11 @@ impl Repl {
                     }
                     continue;
                 }
-                if !self.eof {
-                    self.maybe_think();
+                // At the end of the input the computer still plays its own moves, until a person
+                // would have to move or the game is over.
+                self.maybe_think();
+                if !self.thinking && self.eof {
+                    return;
                 }
             }
             let Ok(event) = self.events.recv() else {
@@ -297,11 +299,11 @@ impl Repl {
             }
             Ok(Some(PlayCommand::Depth(d))) => {
                 self.set_depth(d);
-                self.engine.control().set_depth(self.depth);
+                self.engine.control().adjust_depth(self.depth);
             }
             Ok(Some(PlayCommand::Time(t))) => {
                 self.set_time(t);
-                self.engine.control().set_plan(TimePlan {
+                self.engine.control().adjust_plan(TimePlan {
                     soft: self.time,
                     hard: self.time,
                 });
@@ -427,12 +429,13 @@ impl Repl {
             return;
         };
         if self.resign {
+            let count = &mut self.hopeless[me.index()];
             if result.score <= RESIGN_SCORE || result.score <= -MATE_BOUND {
-                self.hopeless += 1;
+                *count += 1;
             } else {
-                self.hopeless = 0;
+                *count = 0;
             }
-            if self.hopeless >= RESIGN_AFTER {
+            if *count >= RESIGN_AFTER {
                 let result_text = if me == Colour::White { "0-1" } else { "1-0" };
                 self.say(&format!(
                     "{} resigns: the position is hopeless ({result_text}).",
@@ -536,7 +539,7 @@ impl Repl {
         self.start = start;
         self.game = Game::new(start);
         self.over = None;
-        self.hopeless = 0;
+        self.hopeless = [0; 2];
         self.engine.submit(|engine| engine.new_game());
         self.show();
         self.check_outcome();
@@ -662,7 +665,7 @@ impl Repl {
             }
             PlayCommand::Resign(on) => {
                 self.resign = on;
-                self.hopeless = 0;
+                self.hopeless = [0; 2];
                 self.say(if on {
                     "The computer resigns hopeless games."
                 } else {

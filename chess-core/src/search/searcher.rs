@@ -489,7 +489,9 @@ impl Searcher<'_, '_> {
             return true;
         }
         if self.nodes % CHECK_INTERVAL == 0 {
+            // The depth limit may have been lowered while searching (the terminal's `depth`).
             let stop = self.control.stop_requested()
+                || self.root_depth as u32 > self.control.max_depth()
                 || self
                     .control
                     .hard_ms()

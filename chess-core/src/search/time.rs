@@ -90,6 +90,10 @@ pub struct SearchControl {
     max_depth: AtomicU32,
     soft_ms: AtomicU64,
     hard_ms: AtomicU64,
+    /// Set when the depth was changed from outside since [`SearchControl::arm`].
+    depth_adjusted: AtomicBool,
+    /// Set when the deadlines were changed from outside since [`SearchControl::arm`].
+    plan_adjusted: AtomicBool,
 }
 
 impl Default for SearchControl {
@@ -106,6 +110,8 @@ impl SearchControl {
             max_depth: AtomicU32::new(u32::MAX),
             soft_ms: AtomicU64::new(NONE),
             hard_ms: AtomicU64::new(NONE),
+            depth_adjusted: AtomicBool::new(false),
+            plan_adjusted: AtomicBool::new(false),
         }
     }
 
@@ -120,24 +126,50 @@ impl SearchControl {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Clears the stop request and sets the limits for the next search.
+    /// Clears the stop request and the limits for the next search (queued, not yet started).
     pub fn arm(&self, max_depth: Option<u32>, plan: TimePlan) {
         self.stop.store(false, Ordering::Relaxed);
+        self.depth_adjusted.store(false, Ordering::Relaxed);
+        self.plan_adjusted.store(false, Ordering::Relaxed);
         self.set_depth(max_depth);
         self.set_plan(plan);
     }
 
-    /// Changes the depth limit (also while searching).
+    /// Sets the depth limit.
     pub fn set_depth(&self, max_depth: Option<u32>) {
         self.max_depth
             .store(max_depth.unwrap_or(u32::MAX), Ordering::Relaxed);
     }
 
-    /// Changes the deadlines (also while searching; they count from the search's start).
+    /// Sets the deadlines (they count from the search's start).
     pub fn set_plan(&self, plan: TimePlan) {
         let ms = |d: Option<Duration>| d.map_or(NONE, |d| d.as_millis() as u64);
         self.soft_ms.store(ms(plan.soft), Ordering::Relaxed);
         self.hard_ms.store(ms(plan.hard), Ordering::Relaxed);
+    }
+
+    /// Changes the depth limit from outside while a search is queued or running; the search's
+    /// own start-up ([`SearchControl::init`]) then keeps it.
+    pub fn adjust_depth(&self, max_depth: Option<u32>) {
+        self.depth_adjusted.store(true, Ordering::Relaxed);
+        self.set_depth(max_depth);
+    }
+
+    /// Changes the deadlines from outside while a search is queued or running.
+    pub fn adjust_plan(&self, plan: TimePlan) {
+        self.plan_adjusted.store(true, Ordering::Relaxed);
+        self.set_plan(plan);
+    }
+
+    /// Sets the limits a search starts with, except those adjusted from outside since it was
+    /// queued (a change typed between queueing and starting must not be lost).
+    pub fn init(&self, max_depth: Option<u32>, plan: TimePlan) {
+        if !self.depth_adjusted.load(Ordering::Relaxed) {
+            self.set_depth(max_depth);
+        }
+        if !self.plan_adjusted.load(Ordering::Relaxed) {
+            self.set_plan(plan);
+        }
     }
 
     /// The depth limit.
@@ -201,5 +233,8 @@ mod tests {
         assert!(c.stop_requested());
         c.arm(None, TimePlan::default());
         assert!(!c.stop_requested() && c.soft_ms().is_none());
+        c.adjust_depth(Some(3));
+        c.init(Some(9), w);
+        assert_eq!((c.max_depth(), c.hard_ms()), (3, Some(8250)));
     }
 }
