@@ -89,6 +89,37 @@ impl MoveSink for ListSink<'_> {
     }
 }
 
+/// Expands only captures (en passant included) and promotions into a [`MoveList`].
+struct TacticalSink<'a> {
+    list: &'a mut MoveList,
+    their: Bitboard,
+}
+
+impl MoveSink for TacticalSink<'_> {
+    #[inline(always)]
+    fn piece_moves(&mut self, from: Square, targets: Bitboard) {
+        ListSink(self.list).piece_moves(from, targets & self.their);
+    }
+
+    #[inline(always)]
+    fn pawn_moves(&mut self, targets: Bitboard, rotation: u32) {
+        // Pushes land on empty squares, so this keeps exactly the captures.
+        ListSink(self.list).pawn_moves(targets & self.their, rotation);
+    }
+
+    #[inline(always)]
+    fn pawn_promotions(&mut self, targets: Bitboard, rotation: u32) {
+        ListSink(self.list).pawn_promotions(targets, rotation);
+    }
+
+    #[inline(always)]
+    fn special(&mut self, mv: Move) {
+        if mv.is_en_passant() {
+            self.list.push(mv);
+        }
+    }
+}
+
 /// Counts moves without producing them.
 struct CountSink(u64);
 
@@ -319,6 +350,13 @@ fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
 /// Appends every legal move of the side to move to `list`.
 pub fn legal_moves_into(pos: &Position, list: &mut MoveList) {
     generate(pos, &mut ListSink(list));
+}
+
+/// Appends the legal captures (en passant included) and promotions of the side to move to
+/// `list`: the moves a quiescence search looks at, without listing the quiet ones.
+pub fn legal_tactical_into(pos: &Position, list: &mut MoveList) {
+    let their = pos.colours[(!pos.side).index()];
+    generate(pos, &mut TacticalSink { list, their });
 }
 
 /// Every legal move of the side to move.

@@ -7,7 +7,6 @@
 //! weighted by the style's `ST_KINGSAFTY` percentage.
 
 use super::mobility::Activity;
-use super::pawns::adjacent_files;
 use super::score::{s, S};
 use crate::colour::Colour;
 use crate::piece::PieceKind;
@@ -37,13 +36,9 @@ pub fn shelter(pos: &Position, colour: Colour) -> S {
     let file = king.index() % 8;
     let ours = pos.pieces(colour, PieceKind::Pawn).0;
     let all_pawns = pos.by_kind(PieceKind::Pawn).0;
-    let files = (FILE_A << file) | adjacent_files(file);
     let mut total = 0;
-    for f in 0..8 {
+    for f in file.saturating_sub(1)..=(file + 1).min(7) {
         let mask = FILE_A << f;
-        if files & mask == 0 {
-            continue;
-        }
         let pawns = ours & mask;
         // Find this file's pawn closest to the king's side of the board.
         let nearest = match colour {

@@ -57,10 +57,25 @@ fn centre_distance(sq: Square) -> i32 {
     df.max(dr)
 }
 
-/// The evaluator: the parameters are passed per call, the state it owns is its pawn cache.
-#[derive(Default)]
+/// Number of cached evaluations (a power of two).
+const EVAL_CACHE_SIZE: usize = 1 << 16;
+
+/// The evaluator: the parameters are passed per call; the state it owns is a pawn-structure
+/// cache and a cache of whole evaluations by position hash (a search evaluates the same leaves
+/// again in every iteration). The evaluation cache must be cleared whenever the parameters
+/// change ([`Evaluator::new_search`]); the pawn cache holds unweighted scores and survives.
 pub struct Evaluator {
     pawns: pawns::PawnCache,
+    cache: Vec<(u64, i32)>,
+}
+
+impl Default for Evaluator {
+    fn default() -> Self {
+        Evaluator {
+            pawns: pawns::PawnCache::new(),
+            cache: vec![(0, 0); EVAL_CACHE_SIZE],
+        }
+    }
 }
 
 /// The evaluation split into its parts, White's point of view, tapered (for display).
@@ -86,10 +101,26 @@ impl Evaluator {
         Evaluator::default()
     }
 
+    /// Forgets the cached evaluations (call when the parameters change, such as for each search).
+    pub fn new_search(&mut self) {
+        self.cache.fill((0, 0));
+    }
+
     /// The position's value for the side to move, in centipawns.
     #[inline]
     pub fn evaluate(&mut self, pos: &Position, params: &EvalParams) -> i32 {
-        self.breakdown(pos, params).total
+        let key = pos.hash();
+        let index = key as usize & (EVAL_CACHE_SIZE - 1);
+        if let Some(&(k, v)) = self.cache.get(index) {
+            if k == key && key != 0 {
+                return v;
+            }
+        }
+        let v = self.breakdown(pos, params).total;
+        if let Some(slot) = self.cache.get_mut(index) {
+            *slot = (key, v);
+        }
+        v
     }
 
     /// The evaluation with its parts.

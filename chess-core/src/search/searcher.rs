@@ -250,6 +250,7 @@ pub fn run(
         hook_failed: false,
     };
     s.tt.new_search();
+    s.eval.new_search();
     s.history.age();
     let result = s.iterate(setup);
     SearchResult {
@@ -983,13 +984,8 @@ impl Searcher<'_, '_> {
             }
             alpha = alpha.max(stand_pat);
             best = stand_pat;
-            let all = pos.legal_moves();
             let mut tactical = MoveList::new();
-            for &mv in all.iter() {
-                if is_tactical(pos, mv) {
-                    tactical.push(mv);
-                }
-            }
+            crate::movegen::legal_tactical_into(pos, &mut tactical);
             picker = Picker::tactical(pos, &tactical);
         }
 

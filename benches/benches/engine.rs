@@ -1,0 +1,194 @@
+//! What the advice program costs inside the search: nodes per second with `AdviceMode` off,
+//! root and node, on the interpreter and on the JIT, measured side by side in one run.
+//!
+//! Every configuration searches the same fixed positions (`chess_core::engine::BENCH_POSITIONS`)
+//! to the same depth from a cleared hash table, so its node count is deterministic (checked to be
+//! equal in every round); the rounds interleave the configurations so that machine noise spreads
+//! over all of them alike. The program is `<shanny-eval>`: the bundled example (whose `main()`
+//! runs at the root) plus an `Evaluate()` leaf hook (called at every evaluation in node mode).
+//! Root and node mode search different trees (the advice changes the evaluation), so the
+//! comparison is in nodes per second, not in time.
+//!
+//! A second table isolates the hook: the cost of one `Evaluate()` call on each backend, board
+//! view update included, over a fixed set of positions.
+//!
+//! The clock is the measuring thread's CPU time (as in `benches/perft.rs`: the machines are shared).
+//!
+//! Run: `cargo bench -p che-benches --bench engine` (about two minutes). Set `ENGINE_BENCH_DEPTH`
+//! (default 7) and `ENGINE_BENCH_ROUNDS` (default 5) to change the work. Results:
+//! `docs/benchmarks.md`, section Engine.
+
+use chess_core::advisor::{AdviceMode, Advisor, Backend, ProgramSource};
+use chess_core::engine::{Engine, BENCH_POSITIONS};
+use chess_core::host::AdviceHost;
+use chess_core::options::EngineOptions;
+use chess_core::search::{GoParams, SearchControl};
+use chess_core::worker::WORKER_STACK;
+use chess_core::Position;
+use cpu_time::ThreadTime;
+use std::hint::black_box;
+use std::time::Duration;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One configuration of the engine.
+struct Config {
+    mode: AdviceMode,
+    backend: Backend,
+    engine: Engine,
+    nodes: Option<u64>,
+    times: Vec<Duration>,
+}
+
+/// Searches every position to `depth` from a cleared table; returns nodes and CPU time.
+fn run(engine: &mut Engine, positions: &[Position], depth: u32) -> (u64, Duration) {
+    let go = GoParams {
+        depth: Some(depth),
+        ..GoParams::default()
+    };
+    let control = SearchControl::new();
+    let start = ThreadTime::now();
+    let mut nodes = 0;
+    for pos in positions {
+        engine.new_game();
+        let _ = engine.set_position(*pos, &[]);
+        nodes += engine.think(&go, &control, &mut |_| {}).nodes;
+    }
+    (nodes, start.elapsed())
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut t = times.to_vec();
+    t.sort();
+    t.get(t.len() / 2).copied().unwrap_or_default()
+}
+
+fn nps(nodes: u64, t: Duration) -> f64 {
+    nodes as f64 / t.as_secs_f64().max(1e-9)
+}
+
+fn search_table(positions: &[Position], depth: u32, rounds: usize) {
+    let mut configs: Vec<Config> = [
+        (AdviceMode::Off, Backend::Interp),
+        (AdviceMode::Off, Backend::Jit),
+        (AdviceMode::Root, Backend::Interp),
+        (AdviceMode::Root, Backend::Jit),
+        (AdviceMode::Node, Backend::Interp),
+        (AdviceMode::Node, Backend::Jit),
+    ]
+    .into_iter()
+    .map(|(mode, backend)| {
+        let engine = Engine::new(EngineOptions {
+            hash_mb: 16,
+            program: ProgramSource::ShannyEval,
+            backend,
+            advice_mode: mode,
+            ..EngineOptions::default()
+        });
+        assert_eq!(engine.program_error(), None);
+        Config {
+            mode,
+            backend,
+            engine,
+            nodes: None,
+            times: Vec::new(),
+        }
+    })
+    .collect();
+
+    // Warm-up round (JIT compilation, caches), then the measured rounds, interleaved.
+    for round in 0..=rounds {
+        for c in configs.iter_mut() {
+            let (nodes, t) = run(&mut c.engine, positions, depth);
+            match c.nodes {
+                None => c.nodes = Some(nodes),
+                Some(n) => assert_eq!(n, nodes, "node count changed between rounds"),
+            }
+            if round > 0 {
+                c.times.push(t);
+            }
+        }
+        eprintln!("round {round} of {rounds} done");
+    }
+
+    let base = configs
+        .first()
+        .map(|c| nps(c.nodes.unwrap_or(0), median(&c.times)))
+        .unwrap_or(1.0);
+    println!(
+        "\nSearch: {} positions, depth {depth}, median of {rounds} rounds (thread CPU time)\n",
+        positions.len()
+    );
+    println!("| AdviceMode | backend | nodes | CPU time (s) | nodes/s | vs. off |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: |");
+    for c in &configs {
+        let nodes = c.nodes.unwrap_or(0);
+        let t = median(&c.times);
+        println!(
+            "| {} | {} | {} | {:.3} | {:.0} | {:.2} |",
+            c.mode,
+            c.backend,
+            nodes,
+            t.as_secs_f64(),
+            nps(nodes, t),
+            nps(nodes, t) / base
+        );
+    }
+}
+
+fn hook_table(positions: &[Position], rounds: usize) {
+    const CALLS: usize = 200_000;
+    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).expect("bundled program");
+    let mut host = AdviceHost::new(&Position::startpos());
+    println!("\nOne Evaluate() call (board view update included), {CALLS} calls per round, median of {rounds} rounds\n");
+    println!("| backend | ns per call | sum of results (check) |");
+    println!("| --- | ---: | ---: |");
+    let mut per_backend = Vec::new();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let mut session = advisor.session(backend, &mut host).expect("session");
+        let mut times = Vec::new();
+        let mut check = 0i64;
+        for round in 0..=rounds {
+            let start = ThreadTime::now();
+            let mut sum = 0i64;
+            for i in 0..CALLS {
+                let pos = &positions[i % positions.len()];
+                sum += i64::from(black_box(session.call_hook(pos)).unwrap_or(0));
+            }
+            let t = start.elapsed();
+            if round > 0 {
+                times.push(t);
+            }
+            check = sum;
+        }
+        let per_call = median(&times).as_nanos() as f64 / CALLS as f64;
+        per_backend.push(check);
+        println!("| {backend} | {per_call:.0} | {check} |");
+    }
+    assert!(
+        per_backend.windows(2).all(|w| w[0] == w[1]),
+        "the backends disagree"
+    );
+}
+
+fn main() {
+    let depth = env_number("ENGINE_BENCH_DEPTH", 7) as u32;
+    let rounds = env_number("ENGINE_BENCH_ROUNDS", 5).max(1) as usize;
+    let positions: Vec<Position> = BENCH_POSITIONS
+        .iter()
+        .map(|f| Position::from_fen(f).expect("bench position"))
+        .collect();
+    let worker = std::thread::Builder::new()
+        .stack_size(WORKER_STACK)
+        .spawn(move || {
+            search_table(&positions, depth, rounds);
+            hook_table(&positions, rounds);
+        })
+        .expect("thread");
+    worker.join().expect("benchmark thread");
+}
