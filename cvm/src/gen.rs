@@ -322,6 +322,49 @@ impl Ctx<'_, '_> {
                 f.emit(Opcode::Push, &[0]);
                 f.bind(end);
             }
+            16 => {
+                // Fused immediate arithmetic (a zero divisor traps).
+                self.expr(f, depth + 1);
+                let op = [Opcode::MulI, Opcode::DivI, Opcode::ModI][self.bytes.below(3) as usize];
+                let k = if self.bytes.chance(10) {
+                    0
+                } else {
+                    self.bytes.imm()
+                };
+                f.emit(op, &[k as u32]);
+            }
+            17 => match (self.int_slot(), self.int_slot()) {
+                (Some(a), Some(b)) => {
+                    f.emit(Opcode::Ldl2, &[a, b]);
+                    let op = [Opcode::Add, Opcode::Sub, Opcode::Lt, Opcode::BitXor]
+                        [self.bytes.below(4) as usize];
+                    f.emit(op, &[]);
+                }
+                _ => f.emit(Opcode::Push, &[3]),
+            },
+            18 => {
+                // A folded pattern on a mask (an empty board without a host).
+                let foldable: Vec<u32> = intrinsics::INTRINSICS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| i.fold.is_some())
+                    .map(|(n, _)| n as u32)
+                    .collect();
+                let id = foldable[self.bytes.below(foldable.len() as u32) as usize];
+                if self.bytes.chance(50) {
+                    f.emit(Opcode::Push, &[0x200 + self.bytes.below(24)]);
+                } else {
+                    f.emit(Opcode::Push, &[self.bytes.below(3)]);
+                }
+                let lo = self.bytes.below(u32::MAX);
+                let hi = self.bytes.below(u32::MAX);
+                let op = if self.bytes.chance(50) {
+                    Opcode::PatAll
+                } else {
+                    Opcode::PatAny
+                };
+                f.emit(op, &[id, lo, hi]);
+            }
             _ => {
                 self.expr(f, depth + 1);
                 self.expr(f, depth + 1);
@@ -529,6 +572,17 @@ impl Ctx<'_, '_> {
                     }
                 }
                 f.bind(end);
+            }
+            16 => f.emit(Opcode::Fuel, &[self.bytes.below(3)]),
+            17 => {
+                // A counted loop closed by inc.jlt.li.
+                let Some(c) = self.int_slot() else { return };
+                let top = f.new_label();
+                f.emit(Opcode::Push, &[0]);
+                f.emit(Opcode::Stl, &[c]);
+                f.bind(top);
+                self.block(f, nest);
+                f.emit_jump(Opcode::IncJLtLI, &[c, 1 + self.bytes.below(4)], top);
             }
             _ => {
                 // early return or, rarely, halt, inside a conditional

@@ -24,6 +24,8 @@
 //! found through a side table, so the translation is invisible to users.
 
 use crate::chess::advice::AdviceTable;
+use crate::chess::board::BoardView;
+use crate::chess::pattern::Mode;
 use crate::intrinsics::{Ctx, INTRINSICS};
 use crate::isa::Opcode;
 use crate::module::Module;
@@ -198,6 +200,40 @@ enum Op {
     LNot {
         dst: Reg,
         a: Reg,
+    },
+    MulI {
+        r: Reg,
+        k: i32,
+    },
+    DivI {
+        r: Reg,
+        k: i32,
+    },
+    ModI {
+        r: Reg,
+        k: i32,
+    },
+    /// Two moves: `dst <- a`, `dst+1 <- b`.
+    Mov2 {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// `r += 1`, then jump to the following `Word`'s target if `r < k`.
+    IncJLtI {
+        r: Reg,
+        k: i32,
+    },
+    /// Charges `k` units of fuel.
+    Fuel {
+        k: u32,
+    },
+    /// A folded pattern: intrinsic, mode and mask are in `aux[aux]` (`a`,
+    /// `b` = mask low and high words, `target` = intrinsic | mode << 31);
+    /// the scalar argument is in `base`.
+    Pat {
+        base: Reg,
+        aux: u32,
     },
     AddI {
         r: Reg,
@@ -798,6 +834,55 @@ impl<'p> Interpreter<'p> {
                 Op::Ge { dst, a, b } => bin!(dst, a, b, |x, y| (x >= y) as i32),
                 Op::LNot { dst, a } => set!(dst, (r!(a) == 0) as i32),
                 Op::AddI { r, k } => set!(r, r!(r).wrapping_add(k)),
+                Op::MulI { r, k } => set!(r, r!(r).wrapping_mul(k)),
+                Op::DivI { r, k } => match arith::div(r!(r), k) {
+                    Some(v) => set!(r, v),
+                    None => break 'run Err((TrapKind::DivisionByZero, pc - 1)),
+                },
+                Op::ModI { r, k } => match arith::rem(r!(r), k) {
+                    Some(v) => set!(r, v),
+                    None => break 'run Err((TrapKind::DivisionByZero, pc - 1)),
+                },
+                Op::Mov2 { dst, a, b } => {
+                    let (x, y) = (r!(a), r!(b));
+                    set!(dst, x);
+                    set!(dst + 1, y);
+                }
+                Op::IncJLtI { r, k } => {
+                    let v = r!(r).wrapping_add(1);
+                    set!(r, v);
+                    cmp_jump!(v < k);
+                }
+                Op::Fuel { k } => {
+                    if fuel < u64::from(k) {
+                        break 'run Err((TrapKind::OutOfFuel, pc - 1));
+                    }
+                    fuel -= u64::from(k);
+                }
+                Op::Pat { base, aux: x } => {
+                    let Aux {
+                        a: lo,
+                        b: hi,
+                        target,
+                    } = aux[x as usize];
+                    let id = (target & 0x7FFF_FFFF) as usize;
+                    let mode = if target >> 31 == 0 {
+                        Mode::All
+                    } else {
+                        Mode::Any
+                    };
+                    let mask = u64::from(lo) | u64::from(hi) << 32;
+                    let hit = match INTRINSICS.get(id).and_then(|i| i.fold) {
+                        Some(fold) => (fold.func)(
+                            host.board().unwrap_or(&BoardView::EMPTY),
+                            r!(base),
+                            mask,
+                            mode,
+                        ),
+                        None => false,
+                    };
+                    set!(base, hit as i32);
+                }
                 Op::JEq { a, b } => cmp_jump!(r!(a) == r!(b)),
                 Op::JNe { a, b } => cmp_jump!(r!(a) != r!(b)),
                 Op::JLt { a, b } => cmp_jump!(r!(a) < r!(b)),
@@ -987,40 +1072,27 @@ fn translate(program: &Program) -> Translation {
     let module = program.module();
     let mut code: Vec<Op> = Vec::new();
     let mut aux: Vec<Aux> = Vec::new();
-    let mut add_aux = |a: u32, b: u32, target: u32| {
-        aux.push(Aux { a, b, target });
-        aux.len() as u32 - 1
-    };
     let mut origin: Vec<u32> = Vec::new();
     let mut funcs = Vec::with_capacity(module.functions.len());
-    // Entry points first, so calls can be translated in one pass: each
-    // function's translated code starts where the previous one ends, and its
-    // size is the number of ops it emits, which is known before emitting.
-    let mut entry = 0u32;
     for (f, info) in module.functions.iter().zip(program.function_infos()) {
+        let s = f.frame_slots();
+        let start = code.len();
         funcs.push(FuncMeta {
-            entry,
+            entry: start as u32,
             arity: f.arity(),
             slots: f.frame_slots(),
             frame: f.frame_slots() + f.max_stack,
         });
-        entry += info
-            .instrs
-            .iter()
-            .map(|i| op_count(i.instr.opcode, i.depth))
-            .sum::<u32>();
-    }
-    for (f, info) in module.functions.iter().zip(program.function_infos()) {
-        let s = f.frame_slots();
-        // Map every CVM offset of the function to its op index.
+        // Ops are emitted with CVM offsets as jump targets; once the
+        // function is done, every target is mapped to its op index.
         let mut pc_of = std::collections::HashMap::new();
-        let mut next = code.len() as u32;
+        let pc = |t: u32| t;
+        let mut add_aux = |a: u32, b: u32, target: u32| {
+            aux.push(Aux { a, b, target });
+            aux.len() as u32 - 1
+        };
         for i in &info.instrs {
-            pc_of.insert(i.offset, next);
-            next += op_count(i.instr.opcode, i.depth);
-        }
-        let pc = |t: u32| pc_of.get(&t).copied().unwrap_or(0);
-        for i in &info.instrs {
+            pc_of.insert(i.offset, code.len() as u32);
             let Some(d) = i.depth else { continue };
             let ops = i.instr.operands;
             // Register of the stack slot `k` below the top (k = 1: top).
@@ -1097,6 +1169,38 @@ fn translate(program: &Program) -> Translation {
                     a: st(1),
                     b: ops[0] as Reg,
                 },
+                Opcode::MulI => Op::MulI {
+                    r: st(1),
+                    k: ops[0] as i32,
+                },
+                Opcode::DivI => Op::DivI {
+                    r: st(1),
+                    k: ops[0] as i32,
+                },
+                Opcode::ModI => Op::ModI {
+                    r: st(1),
+                    k: ops[0] as i32,
+                },
+                Opcode::Ldl2 => Op::Mov2 {
+                    dst: push,
+                    a: ops[0] as Reg,
+                    b: ops[1] as Reg,
+                },
+                Opcode::IncJLtLI => two(
+                    Op::IncJLtI {
+                        r: ops[0] as Reg,
+                        k: ops[1] as i32,
+                    },
+                    ops[2],
+                ),
+                Opcode::Fuel => Op::Fuel { k: ops[0] },
+                Opcode::PatAll | Opcode::PatAny => {
+                    let mode_bit = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
+                    Op::Pat {
+                        base: st(INTRINSICS[ops[0] as usize].params.len() as u32 - 1),
+                        aux: add_aux(ops[1], ops[2], ops[0] | mode_bit),
+                    }
+                }
                 Opcode::JEqLI => two(
                     Op::JEqI {
                         a: ops[0] as Reg,
@@ -1151,11 +1255,11 @@ fn translate(program: &Program) -> Translation {
                 },
                 Opcode::Forl => Op::ForL {
                     dst: push,
-                    aux: add_aux(ops[0], ops[1], pc(ops[2])),
+                    aux: add_aux(ops[0], ops[1], ops[2]),
                 },
                 Opcode::Forx => Op::ForX {
                     dst: push,
-                    aux: add_aux(ops[0], ops[1], pc(ops[2])),
+                    aux: add_aux(ops[0], ops[1], ops[2]),
                 },
                 Opcode::Add => Op::Add {
                     dst: st(2),
@@ -1302,7 +1406,7 @@ fn translate(program: &Program) -> Translation {
                 },
                 Opcode::Case => Op::Case {
                     r: st(1),
-                    aux: add_aux(ops[0], 0, pc(ops[1])),
+                    aux: add_aux(ops[0], 0, ops[1]),
                 },
                 Opcode::Call => {
                     let callee = &module.functions[ops[0] as usize];
@@ -1330,25 +1434,26 @@ fn translate(program: &Program) -> Translation {
                 origin.push(i.offset);
             }
         }
+        // Verified targets are instruction starts of this function, so the
+        // map has them all.
+        let map = |t: &mut u32| *t = pc_of.get(t).copied().unwrap_or(0);
+        for op in &mut code[start..] {
+            match op {
+                Op::Jmp { target } | Op::Jz { target, .. } | Op::Jnz { target, .. } => map(target),
+                Op::Word { w } => map(w),
+                // The aux entries of these hold a jump target (other ops use
+                // the field for data).
+                Op::ForL { aux: x, .. } | Op::ForX { aux: x, .. } | Op::Case { aux: x, .. } => {
+                    map(&mut aux[*x as usize].target)
+                }
+                _ => {}
+            }
+        }
     }
     Translation {
         code,
         aux,
         origin,
         funcs,
-    }
-}
-
-/// Whether a CVM instruction produces an op (reachable and not a no-op).
-fn op_count(opcode: Opcode, depth: Option<u32>) -> u32 {
-    use Opcode::*;
-    match (depth, opcode) {
-        (None, _) | (_, Nop | Pop) => 0,
-        (
-            _,
-            JEq | JNe | JLt | JLe | JGt | JGe | JEqI | JNeI | JLtI | JLeI | JGtI | JGeI | JEqLI
-            | JNeLI | JLtLI | JLeLI | JGtLI | JGeLI,
-        ) => 2,
-        _ => 1,
     }
 }

@@ -9,7 +9,9 @@
 //! the JIT.
 
 use crate::chess::advice::AdviceTable;
+use crate::chess::board::BoardView;
 use crate::chess::calls;
+use crate::chess::pattern::{self, Mode};
 use crate::isa::Ty;
 use crate::runtime::{Host, Memory, Output, TrapKind};
 use ElemKind as E;
@@ -116,6 +118,28 @@ pub struct IntrinsicInfo {
     pub func: IntrinsicFn,
     /// One sentence saying what it does.
     pub doc: &'static str,
+    /// For pattern intrinsics whose last parameter is a square list: how
+    /// the call is evaluated when the optimizer has folded a constant list
+    /// into one square mask (`pat.all` / `pat.any`).
+    pub fold: Option<Fold>,
+}
+
+/// A pattern intrinsic's evaluation on a folded square mask.
+#[derive(Copy, Clone, Debug)]
+pub struct Fold {
+    /// The pattern on the board for the scalar argument (piece or colour)
+    /// and the mask, tested in the given mode; false for invalid arguments,
+    /// exactly like the list form.
+    pub func: fn(&BoardView, i32, u64, Mode) -> bool,
+    /// Whether the intrinsic is an `or` form (any element suffices).
+    pub or_form: bool,
+}
+
+impl IntrinsicInfo {
+    const fn folds(mut self, func: fn(&BoardView, i32, u64, Mode) -> bool, or_form: bool) -> Self {
+        self.fold = Some(Fold { func, or_form });
+        self
+    }
 }
 
 const fn p(name: &'static str, kind: ParamKind) -> Param {
@@ -151,6 +175,7 @@ const fn intr(
         returns,
         func,
         doc,
+        fold: None,
     }
 }
 
@@ -198,9 +223,9 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Fills the list with the board sides the king of the colour stands on; returns their number."),
     // IV.2.c
     intr("PcOnSqrs", PIECE_SQUARES, true, calls::pc_on_sqrs,
-        "True if the piece stands on every listed square (on some square of each wildcard)."),
+        "True if the piece stands on every listed square (on some square of each wildcard).").folds(pattern::pc_on_sqrs_mask, false),
     intr("orPcOnSqrs", PIECE_SQUARES, true, calls::or_pc_on_sqrs,
-        "True if the piece stands on one of the listed squares."),
+        "True if the piece stands on one of the listed squares.").folds(pattern::pc_on_sqrs_mask, true),
     intr("GetPcOnSqrs", PIECE_SQUARES_OUT, true, calls::get_pc_on_sqrs,
         "Fills the list with the squares the piece stands on; returns their number."),
     intr("CmpNrPcs", &[p("piece", PIECE), p("op", COMPOP), p("number", INT), p("squares", list(E::Square))], true,
@@ -208,9 +233,9 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if, for every listed square set, the number of the piece on it compares to the number."),
     // IV.2.d
     intr("DblPwns", COLOUR_SQUARES, true, calls::dbl_pwns,
-        "True if a doubled pawn of the colour stands on every listed square (or square set)."),
+        "True if a doubled pawn of the colour stands on every listed square (or square set).").folds(pattern::dbl_pwns_mask, false),
     intr("orDblPwns", COLOUR_SQUARES, true, calls::or_dbl_pwns,
-        "True if a doubled pawn of the colour stands on one of the listed squares."),
+        "True if a doubled pawn of the colour stands on one of the listed squares.").folds(pattern::dbl_pwns_mask, true),
     intr("GetDblPwns", COLOUR_SQUARES_OUT, true, calls::get_dbl_pwns,
         "Fills the list with the squares of the colour's doubled pawns; returns their number."),
     // IV.2.e
@@ -222,23 +247,23 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Fills the list with the columns whose pawn count compares to the number; returns their number."),
     // IV.2.f
     intr("Passed", COLOUR_SQUARES, true, calls::passed,
-        "True if a passed pawn of the colour stands on every listed square (or square set)."),
+        "True if a passed pawn of the colour stands on every listed square (or square set).").folds(pattern::passed_mask, false),
     intr("orPassed", COLOUR_SQUARES, true, calls::or_passed,
-        "True if a passed pawn of the colour stands on one of the listed squares."),
+        "True if a passed pawn of the colour stands on one of the listed squares.").folds(pattern::passed_mask, true),
     intr("GetPassed", COLOUR_SQUARES_OUT, true, calls::get_passed,
         "Fills the list with the squares of the colour's passed pawns; returns their number."),
     // IV.2.g
     intr("Control", PIECE_SQUARES, true, calls::control,
-        "True if the piece can capture on every listed square in one pseudo-legal move."),
+        "True if the piece can capture on every listed square in one pseudo-legal move.").folds(pattern::control_mask, false),
     intr("orControl", PIECE_SQUARES, true, calls::or_control,
-        "True if the piece can capture on one of the listed squares in one pseudo-legal move."),
+        "True if the piece can capture on one of the listed squares in one pseudo-legal move.").folds(pattern::control_mask, true),
     intr("GetControl", PIECE_SQUARES_OUT, true, calls::get_control,
         "Fills the list with every square the piece controls; returns their number."),
     // IV.2.h
     intr("ExchngCtrl", COLOUR_SQUARES, true, calls::exchng_ctrl,
-        "True if the colour (both colours for ?) has exchange control over every listed square."),
+        "True if the colour (both colours for ?) has exchange control over every listed square.").folds(pattern::exchng_ctrl_mask, false),
     intr("orExchngCtrl", COLOUR_SQUARES, true, calls::or_exchng_ctrl,
-        "True if the colour (both colours for ?) has exchange control over one of the listed squares."),
+        "True if the colour (both colours for ?) has exchange control over one of the listed squares.").folds(pattern::exchng_ctrl_mask, true),
     intr("GetExchngCtrl", COLOUR_SQUARES_OUT, true, calls::get_exchng_ctrl,
         "Fills the list with the squares the colour has exchange control over; returns their number."),
     // IV.3.b

@@ -121,6 +121,10 @@ pub enum Effect {
     /// A for-in step: on the fall-through path pushes the next element (an
     /// int); on the jump path (list exhausted) pushes nothing.
     ForStep,
+    /// A pattern intrinsic on a folded square mask: pops the intrinsic's
+    /// parameters except its last (the square list, replaced by the mask
+    /// operands) and pushes the result.
+    PatternMask,
 }
 
 /// How control leaves an instruction.
@@ -359,6 +363,8 @@ isa_table! {
         "Pops the result and returns it from a function.";
     Intr = 0x63, "intr", [Intrinsic], Effect::Intrinsic, Next, [IntrinsicError],
         "Calls an intrinsic with the arguments on the stack.";
+    Fuel = 0x64, "fuel", [Imm], Effect::Fixed(&[], &[]), Next, [Fuel],
+        "Charges imm units of fuel (the optimizer's way to keep fuel accounting exact when it removes a charged jump).";
     Write = 0x70, "write", [], Effect::Fixed(&[I], &[]), Next, [],
         "Pops a value and writes it to the output as one line.";
     TextOut = 0x71, "textout", [Text], Effect::Fixed(&[], &[]), Next, [],
@@ -371,6 +377,14 @@ isa_table! {
         "a -> a-local, wrapping (ldl s; sub).";
     MulL = 0x83, "mul.l", [IntLocal], Effect::Fixed(&[I], &[I]), Next, [],
         "a -> a*local, wrapping (ldl s; mul).";
+    Ldl2 = 0x84, "ldl2", [IntLocal, IntLocal], Effect::Fixed(&[], &[I, I]), Next, [],
+        "Pushes two int locals (ldl a; ldl b).";
+    MulI = 0x85, "mul.i", [Imm], Effect::Fixed(&[I], &[I]), Next, [],
+        "a -> a*imm, wrapping (push imm; mul).";
+    DivI = 0x86, "div.i", [Imm], Effect::Fixed(&[I], &[I]), Next, [DivByZero],
+        "a -> a/imm truncated toward zero (push imm; div).";
+    ModI = 0x87, "mod.i", [Imm], Effect::Fixed(&[I], &[I]), Next, [DivByZero],
+        "a -> a%imm with the sign of a (push imm; mod).";
     LdeL = 0x88, "lde.l", [List, IntLocal], Effect::Fixed(&[], &[I]), Next, [ListBounds],
         "Pushes the element of a module list at the index held by an int local (ldl s; lde l).";
     SteL = 0x89, "ste.l", [List, IntLocal], Effect::Fixed(&[I], &[]), Next, [ListBounds],
@@ -415,6 +429,12 @@ isa_table! {
         "Jumps if the int local > imm.";
     JGeLI = 0xA5, "jge.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
         "Jumps if the int local >= imm.";
+    IncJLtLI = 0xA8, "inc.jlt.li", [IntLocal, Imm, Target], Effect::Fixed(&[], &[]), Branch, [Fuel],
+        "Adds 1 to the int local (wrapping) and jumps if it is then < imm: a counted loop's step (incl s; jlt.li s imm L).";
+    PatAll = 0xB0, "pat.all", [Intrinsic, Imm, Imm], Effect::PatternMask, Next, [IntrinsicError],
+        "A pattern intrinsic whose constant square list was folded into the 64-bit mask lo, hi: true when the pattern holds on every square of the mask.";
+    PatAny = 0xB1, "pat.any", [Intrinsic, Imm, Imm], Effect::PatternMask, Next, [IntrinsicError],
+        "As pat.all, true when the pattern holds on some square of the mask.";
 }
 
 impl Opcode {
@@ -481,6 +501,7 @@ pub fn reference_markdown() -> String {
             Effect::Intrinsic => "args -> (int if it returns)".to_string(),
             Effect::Case => "int -> int (fall through) / - (jump)".to_string(),
             Effect::ForStep => "- -> int (fall through) / - (jump)".to_string(),
+            Effect::PatternMask => "args but the list -> int".to_string(),
         };
         let errors = if info.raises.is_empty() {
             "-".to_string()

@@ -61,6 +61,7 @@
 
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod asm;
 pub mod binary;
 pub mod builder;

@@ -135,6 +135,9 @@ pub enum CodeError {
     /// Control can run past the last instruction of the function.
     #[error("control runs off the end of the function")]
     FallsOffEnd,
+    /// `pat.all`/`pat.any` name an intrinsic without a folded form.
+    #[error("intrinsic {0} has no folded-mask form")]
+    NotFoldable(&'static str),
     /// `retv` in a procedure.
     #[error("retv in a procedure (it returns no value)")]
     ValueFromProcedure,
@@ -463,6 +466,21 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
                         });
                     }
                     jump_state = Some(below);
+                }
+                Effect::PatternMask => {
+                    let intr = &INTRINSICS[instr.operands[0] as usize];
+                    let scalar = match (intr.fold, intr.params.split_last()) {
+                        // The folded form takes exactly one scalar argument.
+                        (Some(_), Some((_, rest))) if rest.len() == 1 => rest,
+                        _ => return Err(CodeError::NotFoldable(intr.name)),
+                    };
+                    pop_all(
+                        &states,
+                        &mut stack,
+                        &mut scalar.iter().rev().map(|p| p.kind.ty()),
+                        scalar.len(),
+                    )?;
+                    stack = states.push(stack, Ty::Int);
                 }
                 Effect::ForStep => {
                     jump_state = Some(stack);

@@ -37,10 +37,11 @@ fn constant_folding() {
         ),
         vec![Push, RetV]
     );
-    // A trapping division is never folded.
+    // A trapping division is never folded (its immediate form traps the
+    // same way).
     assert_eq!(
         opt_ops("    push 7\n    push 0\n    div\n    retv", H),
-        vec![Push, Push, Div, RetV]
+        vec![Push, DivI, RetV]
     );
     assert_eq!(
         opt_ops("    push 5\n    neg\n    bnot\n    lnot\n    retv", H),
@@ -95,7 +96,9 @@ fn algebraic_simplification_and_strength_reduction() {
 fn compare_and_branch_fusion() {
     use Opcode::*;
     let loop_ = "L:\n    ldl 2\n    push 10\n    lt\n    jz E\n    incl 2\n    jmp L\nE:\n    ldl 2\n    retv";
-    assert_eq!(opt_ops(loop_, H), vec![JGeLI, Incl, Jmp, Ldl, RetV]);
+    // The loop is also inverted: the test is copied to the bottom, where it
+    // fuses with the increment; `fuel 1` keeps fuel exact on the way out.
+    assert_eq!(opt_ops(loop_, H), vec![JGeLI, IncJLtLI, Fuel, Ldl, RetV]);
     let eq =
         "    ldl 0\n    push 3\n    eq\n    jz E\n    push 1\n    retv\nE:\n    push 2\n    retv";
     assert_eq!(opt_ops(eq, H), vec![JNeLI, Push, RetV, Push, RetV]);
@@ -106,6 +109,38 @@ fn compare_and_branch_fusion() {
 #[test]
 fn operand_forms() {
     use Opcode::*;
+    assert_eq!(
+        opt_ops("    ldl 0\n    push 7\n    mul\n    retv", H),
+        vec![Ldl, MulI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    push 7\n    mod\n    retv", H),
+        vec![Ldl, ModI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    push 20\n    push 7\n    mod\n    retv", H),
+        vec![Push, RetV]
+    );
+    // ldl pairs form last, after the rules that want single loads.
+    assert_eq!(
+        opt_ops(
+            "    ldl 0\n    ldl 2\n    sub\n    ldl 3\n    ldl 0\n    mul\n    add\n    retv",
+            H
+        ),
+        vec![Ldl, SubL, Ldl, MulL, Add, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    ldl 2\n    write\n    retv", H),
+        vec![Ldl2, Write, RetV]
+    );
+    // A list parameter is never paired.
+    assert_eq!(
+        opt_ops(
+            "    ldl 1\n    ldl 1\n    pop\n    pop\n    ldl 0\n    retv",
+            H
+        ),
+        vec![Ldl, RetV]
+    );
     assert_eq!(
         opt_ops("    ldl 0\n    ldl 2\n    add\n    retv", H),
         vec![Ldl, AddL, RetV]
@@ -146,6 +181,73 @@ fn jump_clean_ups() {
         opt_ops("    jmp N\nN:\n    push 1\n    retv", H),
         vec![Push, RetV]
     );
+}
+
+#[test]
+fn constant_pattern_lists_fold_into_masks() {
+    use Opcode::*;
+    let src = |list: &str, intr: &str| {
+        format!(".list c {} = {list}\n.func main params 0 lists 0 locals 0 stack 2 value\n    push 512\n    lref c\n    intr {intr}\n    retv\n.end\n", list.split_whitespace().count())
+    };
+    let ops = |text: String| {
+        let p = Program::new(assemble(&text).expect("ok")).expect("ok");
+        let (o, _) = optimize(&p);
+        o.function_info(0)
+            .instrs
+            .iter()
+            .map(|i| i.instr.opcode)
+            .collect::<Vec<_>>()
+    };
+    // Concrete squares, and form: one mask, all must hold.
+    assert_eq!(ops(src("12 28", "PcOnSqrs")), vec![Push, PatAll, RetV]);
+    // A single wildcard element, and form: some square of it.
+    assert_eq!(ops(src("76", "PcOnSqrs")), vec![Push, PatAny, RetV]);
+    // Or form: the union.
+    assert_eq!(ops(src("12 76", "orPcOnSqrs")), vec![Push, PatAny, RetV]);
+    // Mixed and-list: not one mask, left alone.
+    assert_eq!(ops(src("12 76", "PcOnSqrs")), vec![Push, Lref, Intr, RetV]);
+    // Not a square value: left alone (the intrinsic answers false).
+    assert_eq!(
+        ops(src("12 999", "orPcOnSqrs")),
+        vec![Push, Lref, Intr, RetV]
+    );
+    // A list the program writes is not constant.
+    let written = ".list c 2 = 12 28\n.func main params 0 lists 0 locals 0 stack 2 value\n    push 0\n    push 5\n    ste c\n    push 512\n    lref c\n    intr PcOnSqrs\n    retv\n.end\n".to_string();
+    assert!(ops(written).contains(&Intr));
+}
+
+#[test]
+fn loop_inversion_keeps_fuel_exact() {
+    // Loops of 0..4 iterations, with and without a break, under every fuel
+    // limit around what they need: results, errors and fuel used agree.
+    for trips in 0..4 {
+        for brk in [false, true] {
+            let body = if brk {
+                "    ldl i\n    jeq.i 2 E\n"
+            } else {
+                ""
+            };
+            let src = format!(".func main params 0 lists 0 locals 1 stack 2 value\n.slots i\nL:\n    ldl i\n    push {trips}\n    lt\n    jz E\n{body}    incl i\n    jmp L\nE:\n    ldl i\n    retv\n.end\n");
+            let p = Program::new(assemble(&src).expect("ok")).expect("ok");
+            let (o, _) = optimize(&p);
+            assert!(o
+                .function_info(0)
+                .instrs
+                .iter()
+                .any(|i| i.instr.opcode == Opcode::IncJLtLI));
+            for fuel in 0..6 {
+                let limits = Limits {
+                    fuel: Some(fuel),
+                    ..Limits::default()
+                };
+                assert_eq!(
+                    run(&p, limits),
+                    run(&o, limits),
+                    "trips {trips} break {brk} fuel {fuel}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -203,7 +305,6 @@ proptest! {
         let p = Program::new(cvm::gen::generate(&data)).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let (o, report) = optimize(&p);
         prop_assert!(!report.fell_back, "optimizer produced an unverifiable module");
-        prop_assert!(report.words_after <= report.words_before);
         let limits = Limits { fuel: Some(3_000), max_depth: 40 };
         prop_assert_eq!(run(&p, limits), run(&o, limits));
         // Optimizing twice changes nothing more than optimizing once would

@@ -211,6 +211,7 @@ struct ShimIds {
     write: FuncId,
     textout: FuncId,
     pattern: FuncId,
+    pattern_mask: FuncId,
 }
 
 fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
@@ -226,6 +227,7 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
     let write_sig = sig(&[PTR, types::I32]);
     let textout_sig = sig(&[PTR, types::I32]);
     let pattern_sig = sig(&[PTR, types::I32, types::I32, types::I64]);
+    let pattern_mask_sig = sig(&[PTR, types::I32, types::I32, types::I64, types::I32]);
     let mut declare = |name: &str, s| {
         module
             .declare_function(name, Linkage::Import, s)
@@ -236,6 +238,7 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
         write: declare(shims::WRITE, &write_sig)?,
         textout: declare(shims::TEXTOUT, &textout_sig)?,
         pattern: declare(shims::PATTERN, &pattern_sig)?,
+        pattern_mask: declare(shims::PATTERN_MASK, &pattern_mask_sig)?,
     })
 }
 
@@ -298,6 +301,7 @@ impl JitProgram {
                 write: module.declare_func_in_func(shim_ids.write, &mut ctx.func),
                 textout: module.declare_func_in_func(shim_ids.textout, &mut ctx.func),
                 pattern: module.declare_func_in_func(shim_ids.pattern, &mut ctx.func),
+                pattern_mask: module.declare_func_in_func(shim_ids.pattern_mask, &mut ctx.func),
             };
             let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             let builder = Lower::new(builder, &env, f, info).run();

@@ -185,6 +185,62 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
     }
 }
 
+/// Tries to compile a folded pattern (`pat.all` when `any` is false,
+/// `pat.any` otherwise) on intrinsic `id` natively: its scalar argument
+/// (piece or colour, in stack slot `base`) must be known. The result
+/// agrees with the intrinsic's folded form ([`cvm::intrinsics::Fold`]).
+pub(crate) fn try_inline_mask(
+    l: &mut Lower<'_, '_>,
+    id: u32,
+    base: u32,
+    mask: u64,
+    any: bool,
+    offset: u32,
+) -> Option<Value> {
+    let name = INTRINSICS.get(id as usize)?.name;
+    let arg = l.known(base)?;
+    let fold = if any {
+        ListFold {
+            all: 0,
+            any: vec![mask],
+            union: mask,
+        }
+    } else {
+        ListFold {
+            all: mask,
+            any: Vec::new(),
+            union: mask,
+        }
+    };
+    let set = match name.trim_start_matches("or") {
+        "PcOnSqrs" => {
+            let Some((cs, ks)) = sets::piece(arg) else {
+                return Some(konst(l, 0));
+            };
+            pieces(l, cs, ks)
+        }
+        "Control" => {
+            if sets::piece(arg).is_none() {
+                return Some(konst(l, 0));
+            }
+            shim_set(l, pattern::CONTROL, arg, mask, offset)
+        }
+        family @ ("DblPwns" | "Passed" | "ExchngCtrl") => {
+            if sets::colours(arg).is_none() {
+                return Some(konst(l, 0));
+            }
+            let which = match family {
+                "DblPwns" => pattern::DOUBLED,
+                "Passed" => pattern::PASSED,
+                _ => pattern::EXCHANGE,
+            };
+            shim_set(l, which, arg, mask, offset)
+        }
+        _ => return None,
+    };
+    Some(test_fold(l, set, &fold, Form::And))
+}
+
 fn konst(l: &mut Lower<'_, '_>, v: i32) -> Value {
     l.b.ins().iconst(types::I32, i64::from(v))
 }

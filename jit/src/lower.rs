@@ -98,6 +98,8 @@ pub(crate) struct Env<'a> {
     pub textout: FuncRef,
     /// The pattern-set shim.
     pub pattern: FuncRef,
+    /// The folded-pattern shim (`pat.all`/`pat.any` with an unknown scalar).
+    pub pattern_mask: FuncRef,
 }
 
 /// The lowering state of one function.
@@ -326,10 +328,22 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// Charges one unit of fuel, or stops with out-of-fuel at `offset`.
     fn charge(&mut self, offset: u32) {
+        self.charge_n(1, offset);
+    }
+
+    /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`
+    /// (taking nothing) when fewer are left.
+    fn charge_n(&mut self, n: u32, offset: u32) {
+        if n == 0 {
+            return;
+        }
         let fuel = self.b.use_var(self.fuel);
-        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, fuel, 0);
-        self.trap_if(empty, Some(trap::OUT_OF_FUEL), offset, None, None);
-        let left = self.b.ins().iadd_imm_s(fuel, -1);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, fuel, i64::from(n));
+        self.trap_if(short, Some(trap::OUT_OF_FUEL), offset, None, None);
+        let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
         self.b.def_var(self.fuel, left);
     }
 
@@ -798,6 +812,55 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let a = self.get(d - 1);
                 let r = self.b.ins().iadd_imm_s(a, i64::from(imm));
                 self.set(d - 1, r);
+            }
+            Opcode::MulI => {
+                let a = self.get(d - 1);
+                let r = self.b.ins().imul_imm_s(a, i64::from(imm));
+                self.set(d - 1, r);
+            }
+            Opcode::DivI | Opcode::ModI => {
+                let a = self.get(d - 1);
+                let b = self.b.ins().iconst(types::I32, i64::from(imm));
+                let r = self.divide(a, b, Some(imm), instr.opcode == Opcode::ModI, offset);
+                self.set(d - 1, r);
+            }
+            Opcode::Ldl2 => {
+                let a = self.slot(ops[0]);
+                let b = self.slot(ops[1]);
+                self.set(d, a);
+                self.set(d + 1, b);
+            }
+            Opcode::IncJLtLI => {
+                let v = self.slot(ops[0]);
+                let r = self.b.ins().iadd_imm_s(v, 1);
+                self.set_slot(ops[0], r);
+                let c = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThan, r, i64::from(ops[1] as i32));
+                self.branch(c, offset, ops[2], next);
+            }
+            Opcode::Fuel => self.charge_n(ops[0], offset),
+            Opcode::PatAll | Opcode::PatAny => {
+                let any = instr.opcode == Opcode::PatAny;
+                let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
+                let v = match inline::try_inline_mask(self, ops[0], d - 1, mask, any, offset) {
+                    Some(v) => v,
+                    None => {
+                        let id = self.b.ins().iconst(types::I32, i64::from(ops[0]));
+                        let arg = self.get(d - 1);
+                        let m = self.b.ins().iconst(types::I64, mask as i64);
+                        let mode = self.b.ins().iconst(types::I32, i64::from(any));
+                        let call = self
+                            .b
+                            .ins()
+                            .call(self.env.pattern_mask, &[self.ctx, id, arg, m, mode]);
+                        let r = self.b.inst_results(call)[0];
+                        self.check_shim(r, offset);
+                        self.b.ins().ireduce(types::I32, r)
+                    }
+                };
+                self.set(d - 1, v);
             }
             Opcode::AddL | Opcode::SubL | Opcode::MulL => {
                 let a = self.get(d - 1);

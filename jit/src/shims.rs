@@ -26,6 +26,8 @@ pub(crate) const WRITE: &str = "che_jit_write";
 pub(crate) const TEXTOUT: &str = "che_jit_textout";
 /// Symbol name of [`pattern_set`].
 pub(crate) const PATTERN: &str = "che_jit_pattern_set";
+/// Symbol name of [`pattern_mask`].
+pub(crate) const PATTERN_MASK: &str = "che_jit_pattern_mask";
 
 /// The square sets [`pattern_set`] computes, by number.
 pub(crate) mod pattern {
@@ -40,7 +42,7 @@ pub(crate) mod pattern {
 }
 
 /// The shims and their addresses, for `JITBuilder::symbol`.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 4] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 5] {
     [
         (
             INTRINSIC,
@@ -57,6 +59,10 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 4] {
         (
             PATTERN,
             pattern_set as extern "C" fn(*mut c_void, u32, i32, u64) -> i64 as *const u8,
+        ),
+        (
+            PATTERN_MASK,
+            pattern_mask as extern "C" fn(*mut c_void, u32, i32, u64, u32) -> i64 as *const u8,
         ),
     ]
 }
@@ -173,5 +179,24 @@ extern "C" fn pattern_set(ctx: *mut c_void, kind: u32, arg: i32, within: u64) ->
             _ => patterns::exchange_control_within(board, arg, within),
         };
         0
+    })
+}
+
+/// A folded pattern (`pat.all` when `any` is 0, `pat.any` otherwise) whose
+/// scalar argument was not known at compile time: intrinsic `id`'s folded
+/// form on the run's board. Returns 1 or 0, or [`SHIM_TRAP`] on a panic.
+extern "C" fn pattern_mask(ctx: *mut c_void, id: u32, arg: i32, mask: u64, any: u32) -> i64 {
+    // SAFETY: as in `intrinsic`.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    guarded(ctx, |ctx| {
+        let mode = if any == 0 {
+            patterns::Mode::All
+        } else {
+            patterns::Mode::Any
+        };
+        match INTRINSICS.get(id as usize).and_then(|i| i.fold) {
+            Some(fold) => i64::from((fold.func)(&ctx.board, arg, mask, mode)),
+            None => 0,
+        }
     })
 }

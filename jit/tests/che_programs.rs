@@ -59,9 +59,75 @@ impl Host for TestHost {
     }
 }
 
-/// Runs `main` of `program` on every position on both backends and
-/// compares everything observable.
+/// Runs `main` of `program` on every position on both backends, and its
+/// optimized form on both backends too, and compares everything
+/// observable. Runtime errors of the optimized form compare by kind and
+/// source position (their code offsets move with the code).
 fn agree(name: &str, program: &Program) {
+    agree_exactly(name, program);
+    let (optimized, report) = cvm::opt::optimize(program);
+    assert!(!report.fell_back, "{name}: optimizer fell back");
+    let limits = Limits {
+        fuel: Some(5_000_000),
+        ..Limits::default()
+    };
+    let code = JitProgram::compile(&optimized).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut jit = code.instance();
+    let mut fast = Interpreter::new(&optimized);
+    let mut plain = Interpreter::new(program);
+    jit.set_limits(limits);
+    fast.set_limits(limits);
+    plain.set_limits(limits);
+    let simple = |r: Result<cvm::Completion, cvm::RuntimeError>| r.map_err(|e| (e.kind, e.pos));
+    for fen in FENS {
+        let b = board(fen);
+        jit.reset();
+        fast.reset();
+        plain.reset();
+        let mut outs = [
+            CollectOutput::default(),
+            CollectOutput::default(),
+            CollectOutput::default(),
+        ];
+        let want = simple(plain.run_entry(&mut TestHost(b), &mut outs[0]));
+        let r1 = simple(fast.run_entry(&mut TestHost(b), &mut outs[1]));
+        let r2 = simple(jit.run_entry(&mut TestHost(b), &mut outs[2]));
+        assert_eq!(r1, want, "{name} optimized, interp, on {fen}");
+        assert_eq!(r2, want, "{name} optimized, jit, on {fen}");
+        assert_eq!(outs[1].lines, outs[0].lines, "{name} optimized on {fen}");
+        assert_eq!(
+            outs[2].lines, outs[0].lines,
+            "{name} optimized, jit, on {fen}"
+        );
+        assert!(
+            fast.advice() == plain.advice(),
+            "{name} optimized on {fen}: advice"
+        );
+        assert!(
+            jit.advice() == plain.advice(),
+            "{name} optimized, jit, on {fen}: advice"
+        );
+        assert_eq!(fast.memory(), plain.memory(), "{name} optimized on {fen}");
+        assert_eq!(
+            jit.memory(),
+            plain.memory(),
+            "{name} optimized, jit, on {fen}"
+        );
+        assert_eq!(
+            fast.fuel_used(),
+            plain.fuel_used(),
+            "{name} optimized on {fen}: fuel"
+        );
+        assert_eq!(
+            jit.fuel_used(),
+            plain.fuel_used(),
+            "{name} optimized, jit, on {fen}: fuel"
+        );
+    }
+}
+
+/// [`agree`] for one program: interpreter against JIT, exactly.
+fn agree_exactly(name: &str, program: &Program) {
     let code = JitProgram::compile(program).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut vm = code.instance();
     let mut interp = Interpreter::new(program);

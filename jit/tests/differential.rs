@@ -77,8 +77,49 @@ fn check(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The optimizer's side of the agreement: the optimized program on the
+/// JIT against the unoptimized program on the interpreter. Error offsets
+/// move with the code, so errors compare by kind; everything else must be
+/// identical, fuel included.
+fn check_optimized(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
+    let program = Program::new(generate(bytes)).expect("generated modules verify");
+    let (optimized, report) = cvm::opt::optimize(&program);
+    prop_assert!(!report.fell_back);
+    let limits = Limits {
+        fuel: Some(fuel),
+        max_depth: depth,
+    };
+    let kinds = |v: Vec<Outcome>| {
+        v.into_iter()
+            .map(|o| Outcome {
+                result: o.result.map_err(|(k, _)| (k, 0)),
+                ..o
+            })
+            .collect::<Vec<_>>()
+    };
+    let want = kinds(on_interpreter(&program, limits, 2));
+    let got = kinds(on_jit(&optimized, limits, 2));
+    prop_assert_eq!(
+        &got,
+        &want,
+        "program:\n{}\noptimized:\n{}",
+        cvm::asm::disassemble(program.module()),
+        cvm::asm::disassemble(optimized.module())
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn optimized_programs_agree_across_backends(
+        bytes in proptest::collection::vec(any::<u8>(), 0..1500),
+        fuel in 0u64..5000,
+        depth in 1u32..40,
+    ) {
+        check_optimized(&bytes, fuel, depth)?;
+    }
 
     #[test]
     fn generated_programs_agree(

@@ -15,14 +15,18 @@ use std::collections::{HashMap, HashSet};
 /// How far jump threading follows chains of jumps.
 const MAX_HOPS: usize = 8;
 
-/// Runs every clean-up once; returns the number of changes.
-pub fn run(body: &mut Body) -> usize {
+/// Runs every clean-up once (loop inversion only with `invert_loops`);
+/// returns the number of changes.
+pub fn run(body: &mut Body, invert_loops: bool) -> usize {
     let mut changes = 0;
     changes += thread_jumps(body);
     changes += invert_branch_over_jump(body);
     changes += drop_jumps_to_next(body);
     changes += drop_unreachable(body);
     changes += drop_unused_labels(body);
+    if invert_loops {
+        changes += invert_loops_in(body);
+    }
     changes
 }
 
@@ -195,4 +199,97 @@ fn drop_unused_labels(body: &mut Body) -> usize {
     body.items
         .retain(|item| !matches!(item, Item::Label(l) if !used.contains(l)));
     before - body.items.len()
+}
+
+/// Longest loop test copied by [`invert_loops_in`].
+const MAX_TEST: usize = 4;
+
+/// Loop inversion: `L: T; jcc E; B; jmp L; E:` becomes
+/// `T; jcc E; B': B; T; j!cc B'; fuel 1; E:`, the test copied to the
+/// bottom, so each iteration runs one jump fewer and the end of the body
+/// meets the test with no label between them, where the peephole rules can
+/// fuse them (`incl i; jlt.li i k B'` is `inc.jlt.li`). Done only when
+/// nothing else jumps to `L`.
+///
+/// Fuel stays exact: the original pays one charge per iteration for the
+/// backward `jmp L`, including the last one, whose test then leaves. The
+/// inverted loop pays one per taken backward `j!cc B'`, which is one fewer
+/// (the last bottom test falls through), so the `fuel 1` on the fall-through
+/// path pays the difference; leaving early (a `break` to `E`, or a zero-trip
+/// loop through the top test) skips it in both versions.
+fn invert_loops_in(body: &mut Body) -> usize {
+    let mut uses: HashMap<Label, usize> = HashMap::new();
+    for i in body.instrs() {
+        if let Some(k) = target_index(i.op()) {
+            *uses.entry(i.arg(k)).or_default() += 1;
+        }
+    }
+    let mut changes = 0;
+    let mut i = 0;
+    while i < body.items.len() {
+        if let Some((back, replacement)) = inversion_at(body, i, &uses) {
+            body.items.splice(i..=back, replacement);
+            changes += 1;
+        }
+        i += 1;
+    }
+    changes
+}
+
+/// The inversion of the loop whose head label is item `i`, if it is one:
+/// the index of its back jump and the items replacing `i..=back`.
+fn inversion_at(
+    body: &mut Body,
+    i: usize,
+    uses: &HashMap<Label, usize>,
+) -> Option<(usize, Vec<Item>)> {
+    let Item::Label(head) = body.items[i] else {
+        return None;
+    };
+    if uses.get(&head) != Some(&1) {
+        return None;
+    }
+    // The test: up to MAX_TEST straight-line instructions ending in a
+    // negatable conditional branch.
+    let mut t_end = None;
+    for j in i + 1..(i + 1 + MAX_TEST).min(body.items.len()) {
+        let Item::Ins(ins) = body.items[j] else { break };
+        if negate_branch(ins.op()).is_some() {
+            t_end = Some(j);
+            break;
+        }
+        if ins.op().info().flow != crate::isa::Flow::Next {
+            break;
+        }
+    }
+    let t_end = t_end?;
+    let Item::Ins(branch) = body.items[t_end] else {
+        return None;
+    };
+    let k = target_index(branch.op())?;
+    let exit = branch.arg(k);
+    // The back jump: `jmp head` immediately followed by the exit label.
+    let back = (t_end + 1..body.items.len().saturating_sub(1)).find(|&j| {
+        matches!(body.items[j], Item::Ins(ins) if ins.op() == Opcode::Jmp && ins.arg(0) == head)
+            && body.items[j + 1] == Item::Label(exit)
+    })?;
+    let Item::Ins(jmp) = body.items[back] else {
+        return None;
+    };
+    let negated = negate_branch(branch.op())?;
+    let top = body.new_label();
+    let mut operands = branch.instr.operands;
+    operands[k] = top;
+    let mut bottom = branch;
+    bottom.instr = crate::isa::Instr::new(negated, &operands[..negated.info().operands.len()]);
+    let test = &body.items[i + 1..t_end];
+    let mut out = Vec::with_capacity(back - i + test.len() + 3);
+    out.extend_from_slice(test);
+    out.push(Item::Ins(branch));
+    out.push(Item::Label(top));
+    out.extend_from_slice(&body.items[t_end + 1..back]);
+    out.extend_from_slice(test);
+    out.push(Item::Ins(bottom));
+    out.push(Item::Ins(jmp.with(Opcode::Fuel, &[1])));
+    Some((back, out))
 }

@@ -5,10 +5,13 @@
 //! backends. Each function is lifted into a list of instructions and labels
 //! ([`ir`]), rewritten by peephole rules ([`peephole`]: constant folding,
 //! algebraic simplification and strength reduction, immediate- and
-//! local-operand forms, compare-and-branch fusion) and control-flow
-//! clean-ups ([`jumps`]: bounded jump threading, branch-over-jump inversion,
+//! local-operand forms, compare-and-branch fusion, constant pattern lists
+//! folded into square masks) and control-flow clean-ups ([`jumps`]:
+//! bounded jump threading, branch-over-jump inversion, loop inversion,
 //! unreachable code, jumps to the next instruction), repeated until nothing
-//! changes, and lowered back to words.
+//! changes; then adjacent int-local loads are paired (`ldl2`), and the body
+//! is lowered back to words. The fused instructions the rules produce were
+//! chosen from execution profiles (`cvm::profile`, the `opstats` tool).
 //!
 //! What a program can observe is preserved: results, output lines, advice,
 //! the kind of every runtime error and the fuel charged on every path. The
@@ -43,10 +46,21 @@ pub struct Report {
 }
 
 /// Optimization settings.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Which peephole rules run.
     pub rules: Rules,
+    /// Whether loops are inverted (test copied to the bottom).
+    pub invert_loops: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rules: Rules::default(),
+            invert_loops: true,
+        }
+    }
 }
 
 /// Most rounds of rewriting per function.
@@ -72,17 +86,41 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
         },
         ..module.clone()
     };
+    let list_facts = crate::analysis::list_facts(program);
+    let memory = crate::runtime::Memory::new(module);
+    let constant_lists: Vec<Option<Vec<i32>>> = (0..module.lists.len())
+        .map(|l| list_facts.constant[l].then(|| memory.list_elements(l as u32).to_vec()))
+        .collect();
+    let main_rules = Rules {
+        pair_loads: false,
+        ..options.rules
+    };
+    let pairing = Rules {
+        fold: false,
+        operand_forms: false,
+        compare_branch: false,
+        fold_lists: false,
+        pair_loads: options.rules.pair_loads,
+    };
     for (index, info) in program.function_infos().iter().enumerate() {
+        let f = &module.functions[index];
+        let facts = peephole::Facts {
+            int_slot: (0..f.frame_slots())
+                .map(|s| f.slot_type(s) == Some(crate::isa::Ty::Int))
+                .collect(),
+            constant_lists: constant_lists.clone(),
+        };
         let mut body = Body::lift(module, info);
         for _ in 0..MAX_ROUNDS {
-            let r = peephole::run(&mut body.items, options.rules);
-            let j = jumps::run(&mut body);
+            let r = peephole::run(&mut body.items, main_rules, &facts);
+            let j = jumps::run(&mut body, options.invert_loops);
             report.rewrites += r;
             report.jump_changes += j;
             if r + j == 0 {
                 break;
             }
         }
+        report.rewrites += peephole::run(&mut body.items, pairing, &facts);
         let start = out.code.len() as u32;
         body.lower(start, &mut out.code, &mut out.lines.entries);
         let f = &mut out.functions[index];

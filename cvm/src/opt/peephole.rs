@@ -20,6 +20,16 @@ use super::ir::{Ins, Item};
 use crate::isa::Opcode::{self, *};
 use crate::runtime::arith;
 
+/// What the rules may know about the function and the module.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// `int_slot[s]`: frame slot `s` holds an int (not a list reference).
+    pub int_slot: Vec<bool>,
+    /// For each module list that is constant (see [`crate::analysis`]),
+    /// its elements; `None` for lists that may change.
+    pub constant_lists: Vec<Option<Vec<i32>>>,
+}
+
 /// Which groups of rules run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -29,8 +39,15 @@ pub struct Rules {
     /// `lde.l`, ...).
     pub operand_forms: bool,
     /// Compare-and-branch fusion (`lt; jz` -> `jge`, and the `.i`/`.li`
-    /// forms).
+    /// forms) and the counted-loop step `inc.jlt.li`.
     pub compare_branch: bool,
+    /// Constant square lists of pattern intrinsics folded into masks
+    /// (`pat.all`, `pat.any`).
+    pub fold_lists: bool,
+    /// Pairs of int-local loads fused into `ldl2`. This runs as a last
+    /// stage, after every other rule is done, because a pair would hide
+    /// each load from the rules above.
+    pub pair_loads: bool,
 }
 
 impl Default for Rules {
@@ -39,18 +56,20 @@ impl Default for Rules {
             fold: true,
             operand_forms: true,
             compare_branch: true,
+            fold_lists: true,
+            pair_loads: true,
         }
     }
 }
 
 /// Applies the rules to a body until none fires; returns how many
 /// rewrites happened.
-pub fn run(items: &mut Vec<Item>, rules: Rules) -> usize {
+pub fn run(items: &mut Vec<Item>, rules: Rules, facts: &Facts) -> usize {
     let mut out: Vec<Item> = Vec::with_capacity(items.len());
     let mut rewrites = 0;
     for item in items.drain(..) {
         out.push(item);
-        while let Some((n, repl)) = try_rules(&out, rules) {
+        while let Some((n, repl)) = try_rules(&out, rules, facts) {
             let at = out.len() - n;
             let pos = match out[out.len() - 1] {
                 Item::Ins(i) => i.pos,
@@ -196,7 +215,7 @@ fn pure_push(i: &Ins) -> bool {
 
 /// Tries every enabled rule on the tail; returns how many instructions to
 /// replace and with what.
-fn try_rules(out: &[Item], rules: Rules) -> Option<(usize, Vec<Ins>)> {
+fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<Ins>)> {
     let t = tail(out, 4);
     let n = t.len();
     let last = *t.last()?;
@@ -228,6 +247,12 @@ fn try_rules(out: &[Item], rules: Rules) -> Option<(usize, Vec<Ins>)> {
                     BitNot => Some(vec![ins(Push, &[!v as u32])]),
                     LNot => Some(vec![ins(Push, &[(v == 0) as u32])]),
                     AddI => Some(vec![ins(Push, &[v.wrapping_add(imm(&last)) as u32])]),
+                    MulI => Some(vec![ins(Push, &[v.wrapping_mul(imm(&last)) as u32])]),
+                    DivI | ModI => {
+                        let op = if last.op() == DivI { Div } else { Mod };
+                        // A zero divisor stays, to trap at run time.
+                        fold_binary(op, v, imm(&last)).map(|r| vec![ins(Push, &[r as u32])])
+                    }
                     Pop => Some(vec![]),
                     Jz | Jnz => {
                         let taken = (v == 0) == (last.op() == Jz);
@@ -308,6 +333,13 @@ fn try_rules(out: &[Item], rules: Rules) -> Option<(usize, Vec<Ins>)> {
                     return Some((2, vec![ins(f, &[c.arg(0), last.arg(0)])]));
                 }
             }
+            // incl s; jlt.li s k L -> inc.jlt.li s k L (a counted loop's step)
+            if c.op() == Incl && last.op() == JLtLI && c.arg(0) == last.arg(0) {
+                return Some((
+                    2,
+                    vec![ins(IncJLtLI, &[last.arg(0), last.arg(1), last.arg(2)])],
+                ));
+            }
             // ldl s; jcmp.i k L -> jcmp.li s k L
             if c.op() == Ldl {
                 if let Some(f) = local_form(last.op()) {
@@ -325,6 +357,17 @@ fn try_rules(out: &[Item], rules: Rules) -> Option<(usize, Vec<Ins>)> {
             }
             if a.op() == Push && last.op() == Sub {
                 return Some((2, vec![ins(AddI, &[imm(&a).wrapping_neg() as u32])]));
+            }
+            if a.op() == Push {
+                let f = match last.op() {
+                    Mul => Some(MulI),
+                    Div => Some(DivI),
+                    Mod => Some(ModI),
+                    _ => None,
+                };
+                if let Some(f) = f {
+                    return Some((2, vec![ins(f, &[a.arg(0)])]));
+                }
             }
             // ldl s; add/sub/mul -> add.l/sub.l/mul.l s (only int slots
             // reach arithmetic, by verification).
@@ -362,5 +405,47 @@ fn try_rules(out: &[Item], rules: Rules) -> Option<(usize, Vec<Ins>)> {
             }
         }
     }
+
+    if rules.fold_lists {
+        if let Some(r) = prev {
+            if r.op() == Lref && last.op() == Intr {
+                if let Some(folded) = fold_pattern(last.arg(0), r.arg(0), facts) {
+                    return Some((2, vec![folded]));
+                }
+            }
+        }
+    }
+
+    if rules.pair_loads {
+        if let Some(a) = prev {
+            let int = |s: u32| facts.int_slot.get(s as usize).copied().unwrap_or(false);
+            if a.op() == Ldl && last.op() == Ldl && int(a.arg(0)) && int(last.arg(0)) {
+                return Some((2, vec![ins(Ldl2, &[a.arg(0), last.arg(0)])]));
+            }
+        }
+    }
     None
+}
+
+/// `lref L; intr X` as one `pat.all`/`pat.any`, when X has a folded form
+/// and the constant list L folds into a single mask with the same meaning:
+/// for an or form the union of its squares; for an and form either only
+/// concrete squares (every one must hold) or a single wildcard element
+/// (some square of it must hold).
+fn fold_pattern(intrinsic: u32, list: u32, facts: &Facts) -> Option<Ins> {
+    use crate::chess::pattern::ListFold;
+    let info = crate::intrinsics::INTRINSICS.get(intrinsic as usize)?;
+    let fold = info.fold?;
+    let elements = facts.constant_lists.get(list as usize)?.as_ref()?;
+    let lf = ListFold::squares(elements)?;
+    let (op, mask) = if fold.or_form {
+        (PatAny, lf.union)
+    } else if lf.any.is_empty() {
+        (PatAll, lf.all)
+    } else if lf.all == 0 && lf.any.len() == 1 {
+        (PatAny, lf.any[0])
+    } else {
+        return None;
+    };
+    Some(ins(op, &[intrinsic, mask as u32, (mask >> 32) as u32]))
 }
