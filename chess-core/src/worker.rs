@@ -13,11 +13,12 @@
 use crate::engine::Engine;
 use crate::options::EngineOptions;
 use crate::search::SearchControl;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Stack size of the worker thread.
 pub const WORKER_STACK: usize = 64 << 20;
@@ -108,12 +109,31 @@ enum Message {
     Quit,
 }
 
+/// How long shutting down waits for a job that cannot be interrupted (such as a deep `go perft`)
+/// before leaving the thread to end with the process.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Reads lines from `input` as text, replacing bytes that are not UTF-8 (a stray byte must not
+/// end a session); `None` at the end of the input or on a read error.
+pub fn read_line_lossy(input: &mut impl BufRead) -> Option<String> {
+    let mut bytes = Vec::new();
+    match input.read_until(b'\n', &mut bytes) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            let text = String::from_utf8_lossy(&bytes);
+            Some(text.trim_end_matches(['\n', '\r']).to_string())
+        }
+    }
+}
+
 /// The front end's side of the worker thread.
 pub struct EngineHandle {
     jobs: Sender<Message>,
     control: Arc<SearchControl>,
     busy: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    /// Disconnects when the worker thread has finished.
+    finished: Receiver<()>,
 }
 
 /// Why the worker could not be started.
@@ -125,10 +145,12 @@ impl EngineHandle {
     /// Starts the worker thread with an engine built from `options`.
     pub fn spawn(options: EngineOptions) -> Result<EngineHandle, SpawnError> {
         let (tx, rx) = mpsc::channel::<Message>();
+        let (finished_tx, finished) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("che-engine".into())
             .stack_size(WORKER_STACK)
             .spawn(move || {
+                let _finished = finished_tx;
                 let mut engine = Engine::new(options);
                 for message in rx {
                     match message {
@@ -142,6 +164,7 @@ impl EngineHandle {
             control: Arc::new(SearchControl::new()),
             busy: Arc::new(AtomicBool::new(false)),
             thread: Some(thread),
+            finished,
         })
     }
 
@@ -192,7 +215,12 @@ impl EngineHandle {
         self.control.stop();
         let _ = self.jobs.send(Message::Quit);
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            match self.finished.recv_timeout(SHUTDOWN_GRACE) {
+                Err(RecvTimeoutError::Timeout) => {} // still busy: it ends with the process
+                _ => {
+                    let _ = t.join();
+                }
+            }
         }
     }
 }
@@ -206,6 +234,18 @@ impl Drop for EngineHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_read_lossily() {
+        let mut input: &[u8] = b"uci\r\nposition \xFF\xFE startpos\nlast";
+        assert_eq!(read_line_lossy(&mut input).as_deref(), Some("uci"));
+        assert_eq!(
+            read_line_lossy(&mut input).as_deref(),
+            Some("position \u{FFFD}\u{FFFD} startpos")
+        );
+        assert_eq!(read_line_lossy(&mut input).as_deref(), Some("last"));
+        assert_eq!(read_line_lossy(&mut input), None);
+    }
 
     #[test]
     fn jobs_run_in_order_on_the_worker() {

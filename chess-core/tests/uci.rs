@@ -183,6 +183,22 @@ fn bad_input_is_reported_and_the_engine_keeps_going() {
         "{lines:?}"
     );
 
+    // Absurd clock values are no reason to fail.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "go wtime 9223372036854775807 winc 9223372036854775807 depth 1",
+            "go nodes 0",
+            "bench 0",
+        ],
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
+        2,
+        "{lines:?}"
+    );
+
     // Still alive and searching.
     let lines = converse(&mut s, &out, &["isready", "go depth 2"]);
     assert_eq!(lines[0], "readyok");
@@ -405,7 +421,18 @@ fn conversation_with_the_binary() {
     let lines = read_until("bestmove");
     let mv = bestmove(&lines).expect("bestmove");
     assert!(after(&["d2d4", "d7d5"]).parse_uci(&mv).is_ok());
+    // Bytes that are not UTF-8 are an error like any other bad input.
+    stdin.write_all(b"\xFF\xFEgo\n").expect("write");
+    let lines = read_until("info string error");
+    assert!(
+        lines.last().is_some_and(|l| l.contains("unknown command")),
+        "{lines:?}"
+    );
+    // `quit` ends the process even while a long perft runs.
+    writeln!(stdin, "go perft 9").expect("write");
     writeln!(stdin, "quit").expect("write");
+    let started = std::time::Instant::now();
     let status = child.wait().expect("exit");
     assert!(status.success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }

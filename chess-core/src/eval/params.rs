@@ -189,7 +189,7 @@ impl EvalParams {
             for c in 0..2 {
                 for k in 0..6 {
                     for sq in 0..64 {
-                        let bonus = t.control_bonus[c][k][sq].clamp(-100_000, 100_000);
+                        let bonus = t.control_bonus[c][k][sq].clamp(-10_000, 10_000);
                         if bonus != 0 {
                             any = true;
                             control_used[c][k] = true;

@@ -91,14 +91,10 @@ pub fn run(
     let (tx, rx) = mpsc::channel();
     let reader_tx = tx.clone();
     std::thread::spawn(move || {
-        for line in input.lines() {
-            match line {
-                Ok(l) => {
-                    if reader_tx.send(Event::Line(l)).is_err() {
-                        return;
-                    }
-                }
-                Err(_) => break,
+        let mut input = input;
+        while let Some(line) = crate::worker::read_line_lossy(&mut input) {
+            if reader_tx.send(Event::Line(line)).is_err() {
+                return;
             }
         }
         let _ = reader_tx.send(Event::Eof);

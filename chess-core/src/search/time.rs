@@ -69,9 +69,11 @@ impl GoParams {
             .moves_to_go
             .map_or(DEFAULT_MOVES_TO_GO, |m| u64::from(m).clamp(1, 50));
         let inc_ms = inc.as_millis() as u64;
-        let base = (avail_ms / mtg + inc_ms * 3 / 4).min(avail_ms);
-        let hard = (base * 3).min(avail_ms * 8 / 10).max(1);
-        let soft = (base * 6 / 10).min(hard).max(1);
+        let base = (avail_ms / mtg)
+            .saturating_add(inc_ms / 4 * 3)
+            .min(avail_ms);
+        let hard = base.saturating_mul(3).min(avail_ms / 10 * 8).max(1);
+        let soft = (base / 10 * 6).min(hard).max(1);
         TimePlan {
             soft: Some(Duration::from_millis(soft)),
             hard: Some(Duration::from_millis(hard)),

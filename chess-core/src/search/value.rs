@@ -68,7 +68,9 @@ pub fn with_bonus(score: i32, bonus: i32) -> i32 {
     if bonus == 0 || is_mate(score) || score.abs() >= INFINITE {
         score
     } else {
-        (score + bonus).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        score
+            .saturating_add(bonus)
+            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 }
 
@@ -79,7 +81,7 @@ pub fn without_bonus(bound: i32, bonus: i32) -> i32 {
     if bonus == 0 || is_mate(bound) || bound.abs() >= INFINITE {
         bound
     } else {
-        bound - bonus
+        bound.saturating_sub(bonus)
     }
 }
 
@@ -100,5 +102,9 @@ mod tests {
         assert_eq!(with_bonus(100, 20), 120);
         assert_eq!(with_bonus(MATE_BOUND - 5, 100), MATE_BOUND - 1);
         assert_eq!(without_bonus(100, 20), 80);
+        // Extreme advice bonuses saturate instead of overflowing.
+        assert_eq!(with_bonus(100, i32::MAX), MATE_BOUND - 1);
+        assert_eq!(with_bonus(-100, i32::MIN), -MATE_BOUND + 1);
+        assert_eq!(without_bonus(-100, i32::MAX), i32::MIN);
     }
 }

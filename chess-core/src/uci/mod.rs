@@ -250,12 +250,9 @@ impl Session {
 }
 
 /// Speaks UCI on `input` until `quit` or the end of input.
-pub fn run(input: impl BufRead, out: Out, options: EngineOptions) -> Result<(), SpawnError> {
+pub fn run(mut input: impl BufRead, out: Out, options: EngineOptions) -> Result<(), SpawnError> {
     let mut session = Session::new(options, out)?;
-    for line in input.lines() {
-        let Ok(line) = line else {
-            break;
-        };
+    while let Some(line) = crate::worker::read_line_lossy(&mut input) {
         if session.handle(&line) == Flow::Quit {
             session.quit();
             return Ok(());
