@@ -121,7 +121,7 @@ pub fn list_facts(program: &Program) -> ListFacts {
                         *o = None;
                     }
                 }
-                Effect::Case | Effect::ForStep => {}
+                Effect::Case | Effect::ForStep | Effect::ForStepBack => {}
             }
             if matches!(op.flow, Flow::Branch | Flow::Jump) {
                 escape(&mut origin, &mut constant, height);

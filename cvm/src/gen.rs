@@ -300,12 +300,18 @@ impl Ctx<'_, '_> {
                 f.emit(Opcode::Intr, &[id]);
             }
             13 => {
-                // Assignment as an expression: dup + store.
+                // Assignment as an expression: dup + store, or tee.
                 self.expr(f, depth + 1);
-                f.emit(Opcode::Dup, &[]);
                 match self.int_slot() {
-                    Some(s) => f.emit(Opcode::Stl, &[s]),
-                    None => f.emit(Opcode::Stg, &[self.bytes.below(self.globals)]),
+                    Some(s) if self.bytes.chance(50) => f.emit(Opcode::Tee, &[s]),
+                    Some(s) => {
+                        f.emit(Opcode::Dup, &[]);
+                        f.emit(Opcode::Stl, &[s]);
+                    }
+                    None => {
+                        f.emit(Opcode::Dup, &[]);
+                        f.emit(Opcode::Stg, &[self.bytes.below(self.globals)]);
+                    }
                 }
             }
             14 => {
@@ -528,28 +534,41 @@ impl Ctx<'_, '_> {
                 self.cond_jump(f, top);
             }
             13 => {
-                // for-in over a module list or a list parameter.
+                // for-in over a module list or a list parameter, sometimes
+                // in the inverted form the optimizer makes.
                 let Some(cursor) = self.int_slot() else {
                     return;
                 };
                 let top = f.new_label();
                 let end = f.new_label();
-                f.emit(Opcode::Push, &[0]);
-                f.emit(Opcode::Stl, &[cursor]);
-                f.bind(top);
-                if !self.list_slots.is_empty() && self.bytes.chance(50) {
+                let inverted = self.bytes.chance(40);
+                let (step, back, list) = if !self.list_slots.is_empty() && self.bytes.chance(50) {
                     let l =
                         self.list_slots[self.bytes.below(self.list_slots.len() as u32) as usize];
-                    f.emit_jump(Opcode::Forx, &[l, cursor], end);
+                    (Opcode::Forx, Opcode::ForxB, l)
                 } else {
-                    f.emit_jump(Opcode::Forl, &[self.bytes.below(self.lists), cursor], end);
+                    (Opcode::Forl, Opcode::ForlB, self.bytes.below(self.lists))
+                };
+                f.emit(Opcode::Push, &[0]);
+                f.emit(Opcode::Stl, &[cursor]);
+                if inverted {
+                    f.emit_jump(step, &[list, cursor], end);
+                    f.bind(top);
+                } else {
+                    f.bind(top);
+                    f.emit_jump(step, &[list, cursor], end);
                 }
                 match self.int_slot() {
                     Some(v) if v != cursor && self.bytes.chance(60) => f.emit(Opcode::Stl, &[v]),
                     _ => f.emit(Opcode::Write, &[]),
                 }
                 self.block(f, nest);
-                f.emit_jump(Opcode::Jmp, &[], top);
+                if inverted {
+                    f.emit_jump(back, &[list, cursor], top);
+                    f.emit(Opcode::Fuel, &[1]);
+                } else {
+                    f.emit_jump(Opcode::Jmp, &[], top);
+                }
                 f.bind(end);
             }
             14 => {

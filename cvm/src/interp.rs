@@ -201,6 +201,16 @@ enum Op {
         dst: Reg,
         a: Reg,
     },
+    /// Inverted for-in steps (`forl.b`, `forx.b`): jump when an element
+    /// was found; `aux` as for `ForL`/`ForX`.
+    ForLB {
+        dst: Reg,
+        aux: u32,
+    },
+    ForXB {
+        dst: Reg,
+        aux: u32,
+    },
     MulI {
         r: Reg,
         k: i32,
@@ -834,6 +844,32 @@ impl<'p> Interpreter<'p> {
                 Op::Ge { dst, a, b } => bin!(dst, a, b, |x, y| (x >= y) as i32),
                 Op::LNot { dst, a } => set!(dst, (r!(a) == 0) as i32),
                 Op::AddI { r, k } => set!(r, r!(r).wrapping_add(k)),
+                Op::ForLB { dst, aux: x } | Op::ForXB { dst, aux: x } => {
+                    let Aux {
+                        a,
+                        b: cursor,
+                        target,
+                    } = aux[x as usize];
+                    let list = if matches!(op, Op::ForLB { .. }) {
+                        a
+                    } else {
+                        r!(a) as u32
+                    };
+                    let c = r!(cursor);
+                    // SAFETY: verified list operand, or a list reference,
+                    // which verified code cannot forge.
+                    let s = unsafe { *memory.lists.get_unchecked(list as usize) };
+                    let v = if (c as u32) < s.slots {
+                        heap!((s.base + c as u32) as usize)
+                    } else {
+                        LIST_END
+                    };
+                    if v != LIST_END {
+                        set!(dst, v);
+                        set!(cursor, c.wrapping_add(1));
+                        jump!(target);
+                    }
+                }
                 Op::MulI { r, k } => set!(r, r!(r).wrapping_mul(k)),
                 Op::DivI { r, k } => match arith::div(r!(r), k) {
                     Some(v) => set!(r, v),
@@ -1169,6 +1205,18 @@ fn translate(program: &Program) -> Translation {
                     a: st(1),
                     b: ops[0] as Reg,
                 },
+                Opcode::Tee => Op::Mov {
+                    dst: ops[0] as Reg,
+                    src: st(1),
+                },
+                Opcode::ForlB => Op::ForLB {
+                    dst: push,
+                    aux: add_aux(ops[0], ops[1], ops[2]),
+                },
+                Opcode::ForxB => Op::ForXB {
+                    dst: push,
+                    aux: add_aux(ops[0], ops[1], ops[2]),
+                },
                 Opcode::MulI => Op::MulI {
                     r: st(1),
                     k: ops[0] as i32,
@@ -1443,9 +1491,11 @@ fn translate(program: &Program) -> Translation {
                 Op::Word { w } => map(w),
                 // The aux entries of these hold a jump target (other ops use
                 // the field for data).
-                Op::ForL { aux: x, .. } | Op::ForX { aux: x, .. } | Op::Case { aux: x, .. } => {
-                    map(&mut aux[*x as usize].target)
-                }
+                Op::ForL { aux: x, .. }
+                | Op::ForX { aux: x, .. }
+                | Op::ForLB { aux: x, .. }
+                | Op::ForXB { aux: x, .. }
+                | Op::Case { aux: x, .. } => map(&mut aux[*x as usize].target),
                 _ => {}
             }
         }

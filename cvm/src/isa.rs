@@ -121,6 +121,9 @@ pub enum Effect {
     /// A for-in step: on the fall-through path pushes the next element (an
     /// int); on the jump path (list exhausted) pushes nothing.
     ForStep,
+    /// An inverted for-in step: on the jump path (an element was found)
+    /// pushes it; on the fall-through path (list exhausted) pushes nothing.
+    ForStepBack,
     /// A pattern intrinsic on a folded square mask: pops the intrinsic's
     /// parameters except its last (the square list, replaced by the mask
     /// operands) and pushes the result.
@@ -299,6 +302,8 @@ isa_table! {
         "Adds 1 to a global (wrapping).";
     Decg = 0x17, "decg", [Global], Effect::Fixed(&[], &[]), Next, [],
         "Subtracts 1 from a global (wrapping).";
+    Tee = 0x18, "tee", [IntLocal], Effect::Fixed(&[I], &[I]), Next, [],
+        "Stores the top value into an int local and keeps it on the stack (stl s; ldl s).";
     Lref = 0x20, "lref", [List], Effect::Fixed(&[], &[L]), Next, [],
         "Pushes a reference to a module list.";
     Lde = 0x21, "lde", [List], Effect::Fixed(&[I], &[I]), Next, [ListBounds],
@@ -313,6 +318,10 @@ isa_table! {
         "For-in step over a module list, using an int frame slot as cursor: if the element at the cursor exists and is not -1, pushes it and advances the cursor, otherwise jumps.";
     Forx = 0x26, "forx", [ListLocal, IntLocal, Target], Effect::ForStep, Branch, [],
         "For-in step over the list referenced by a list parameter (first operand), cursor in an int frame slot (second operand); as forl.";
+    ForlB = 0x27, "forl.b", [List, IntLocal, Target], Effect::ForStepBack, Branch, [Fuel],
+        "Inverted for-in step over a module list: if the element at the cursor exists and is not -1, pushes it, advances the cursor and jumps; otherwise falls through (the bottom of an inverted for-in loop).";
+    ForxB = 0x28, "forx.b", [ListLocal, IntLocal, Target], Effect::ForStepBack, Branch, [Fuel],
+        "Inverted for-in step over the list referenced by a list parameter; as forl.b.";
     Add = 0x30, "add", [], Effect::Fixed(&[I, I], &[I]), Next, [],
         "a b -> a+b, wrapping.";
     Sub = 0x31, "sub", [], Effect::Fixed(&[I, I], &[I]), Next, [],
@@ -502,6 +511,7 @@ pub fn reference_markdown() -> String {
             Effect::Case => "int -> int (fall through) / - (jump)".to_string(),
             Effect::ForStep => "- -> int (fall through) / - (jump)".to_string(),
             Effect::PatternMask => "args but the list -> int".to_string(),
+            Effect::ForStepBack => "- -> int (jump) / - (fall through)".to_string(),
         };
         let errors = if info.raises.is_empty() {
             "-".to_string()

@@ -482,6 +482,9 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
                     )?;
                     stack = states.push(stack, Ty::Int);
                 }
+                Effect::ForStepBack => {
+                    jump_state = Some(states.push(stack, Ty::Int));
+                }
                 Effect::ForStep => {
                     jump_state = Some(stack);
                     stack = states.push(stack, Ty::Int);
@@ -507,7 +510,10 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         })();
         step.map_err(|k| fail(offset, k))?;
 
-        let depth = states.depth(stack).max(states.depth(state));
+        let depth = states
+            .depth(stack)
+            .max(states.depth(state))
+            .max(jump_state.map_or(0, |j| states.depth(j)));
         if check_max && depth > f.max_stack {
             return Err(fail(
                 offset,

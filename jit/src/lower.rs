@@ -547,6 +547,33 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.set_slot(cursor_slot, next);
     }
 
+    /// An inverted for-in step (`forl.b`, `forx.b`): with an element, push
+    /// it, advance the cursor and jump to `target`; without, fall through.
+    #[allow(clippy::too_many_arguments)]
+    fn for_step_back(
+        &mut self,
+        elem: Value,
+        cursor_slot: u32,
+        cursor: Value,
+        d: u32,
+        offset: u32,
+        target: u32,
+        next: Option<u32>,
+    ) {
+        let found = self.b.ins().icmp_imm_s(IntCC::NotEqual, elem, -1);
+        let take = self.b.create_block();
+        let fall = match next {
+            Some(n) => self.block_at(n),
+            None => self.b.create_block(),
+        };
+        self.b.ins().brif(found, take, &[], fall, &[]);
+        self.b.switch_to_block(take);
+        self.set(d, elem);
+        let advanced = self.b.ins().iadd_imm_s(cursor, 1);
+        self.set_slot(cursor_slot, advanced);
+        self.jump(offset, target);
+    }
+
     /// The stack slot holding intrinsic arguments, created on first use.
     pub fn args_slot(&mut self) -> StackSlot {
         match self.args_slot {
@@ -772,6 +799,25 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let (base, slots) = self.slice_of(r);
                 let elem = self.for_elem(base, slots, cursor);
                 self.for_step(elem, ops[1], cursor, d, offset, ops[2]);
+            }
+            Opcode::ForlB => {
+                let ListSlice { base, slots } = self.env.initial.lists[ops[0] as usize];
+                let cursor = self.slot(ops[1]);
+                let base = self.b.ins().iconst(types::I32, i64::from(base));
+                let slots = self.b.ins().iconst(types::I32, i64::from(slots));
+                let elem = self.for_elem(base, slots, cursor);
+                self.for_step_back(elem, ops[1], cursor, d, offset, ops[2], next);
+            }
+            Opcode::ForxB => {
+                let r = self.slot(ops[0]);
+                let cursor = self.slot(ops[1]);
+                let (base, slots) = self.slice_of(r);
+                let elem = self.for_elem(base, slots, cursor);
+                self.for_step_back(elem, ops[1], cursor, d, offset, ops[2], next);
+            }
+            Opcode::Tee => {
+                let v = self.get(d - 1);
+                self.set_slot(ops[0], v);
             }
             Opcode::Add => bin!(iadd),
             Opcode::Sub => bin!(isub),

@@ -205,8 +205,8 @@ fn drop_unused_labels(body: &mut Body) -> usize {
 const MAX_TEST: usize = 4;
 
 /// Loop inversion: `L: T; jcc E; B; jmp L; E:` becomes
-/// `T; jcc E; B': B; T; j!cc B'; fuel 1; E:`, the test copied to the
-/// bottom, so each iteration runs one jump fewer and the end of the body
+/// `T; jcc E; B': B; T; j!cc B'; fuel 1; E:`, the test (a few [`pure`]
+/// instructions and the branch) copied to the bottom, so each iteration runs one jump fewer and the end of the body
 /// meets the test with no label between them, where the peephole rules can
 /// fuse them (`incl i; jlt.li i k B'` is `inc.jlt.li`). Done only when
 /// nothing else jumps to `L`.
@@ -258,11 +258,13 @@ fn inversion_at(
             t_end = Some(j);
             break;
         }
-        if ins.op().info().flow != crate::isa::Flow::Next {
+        if !pure(ins.op()) {
             break;
         }
     }
-    let t_end = t_end?;
+    let Some(t_end) = t_end else {
+        return for_inversion_at(body, i, head);
+    };
     let Item::Ins(branch) = body.items[t_end] else {
         return None;
     };
@@ -290,6 +292,76 @@ fn inversion_at(
     out.extend_from_slice(&body.items[t_end + 1..back]);
     out.extend_from_slice(test);
     out.push(Item::Ins(bottom));
+    out.push(Item::Ins(jmp.with(Opcode::Fuel, &[1])));
+    Some((back, out))
+}
+
+/// Instructions a copied loop test may contain: they cannot fail, charge
+/// fuel or change anything a program can observe, so running the test
+/// before rather than after the back jump's fuel charge is invisible even
+/// when the fuel runs out right there.
+fn pure(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Push | Ldl
+            | Ldl2
+            | Ldg
+            | Dup
+            | Swap
+            | Add
+            | Sub
+            | Mul
+            | Neg
+            | BitAnd
+            | BitOr
+            | BitXor
+            | BitNot
+            | Eq
+            | Ne
+            | Lt
+            | Le
+            | Gt
+            | Ge
+            | LNot
+            | AddI
+            | MulI
+            | AddL
+            | SubL
+            | MulL
+    )
+}
+
+/// For-in inversion: `L: forl l c E; B; jmp L; E:` becomes
+/// `forl l c E; B': B; forl.b l c B'; fuel 1; E:` (and the same for
+/// `forx`), so each iteration runs one jump fewer. `forl.b` jumps back
+/// with the next element when there is one. Fuel stays exact as for
+/// [`invert_loops_in`]: one charge per element in both versions.
+fn for_inversion_at(body: &mut Body, i: usize, head: Label) -> Option<(usize, Vec<Item>)> {
+    let Item::Ins(step) = *body.items.get(i + 1)? else {
+        return None;
+    };
+    let back_op = match step.op() {
+        Opcode::Forl => Opcode::ForlB,
+        Opcode::Forx => Opcode::ForxB,
+        _ => return None,
+    };
+    let exit = step.arg(2);
+    let back = (i + 2..body.items.len().saturating_sub(1)).find(|&j| {
+        matches!(body.items[j], Item::Ins(ins) if ins.op() == Opcode::Jmp && ins.arg(0) == head)
+            && body.items[j + 1] == Item::Label(exit)
+    })?;
+    let Item::Ins(jmp) = body.items[back] else {
+        return None;
+    };
+    let top = body.new_label();
+    let mut out = Vec::with_capacity(back - i + 3);
+    out.push(Item::Ins(step));
+    out.push(Item::Label(top));
+    out.extend_from_slice(&body.items[i + 2..back]);
+    out.push(Item::Ins(
+        jmp.with(back_op, &[step.arg(0), step.arg(1), top]),
+    ));
     out.push(Item::Ins(jmp.with(Opcode::Fuel, &[1])));
     Some((back, out))
 }

@@ -297,6 +297,10 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
                 let op = if last.op() == Jz { Jnz } else { Jz };
                 return Some((2, vec![ins(op, &[last.arg(0)])]));
             }
+            // stl s; ldl s -> tee s
+            if a.op() == Stl && last.op() == Ldl && a.arg(0) == last.arg(0) {
+                return Some((2, vec![ins(Tee, &[a.arg(0)])]));
+            }
             if a.op() == AddI && last.op() == AddI {
                 let k = imm(&a).wrapping_add(imm(&last));
                 return Some((
