@@ -51,7 +51,7 @@ pub const BENCH_POSITIONS: &[&str] = &[
 ];
 
 /// The default depth of `bench`.
-pub const BENCH_DEPTH: u32 = 9;
+pub const BENCH_DEPTH: u32 = 10;
 
 /// Totals of a `bench` run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
