@@ -8,103 +8,15 @@
 //! The clock is the benchmark thread's CPU time, not wall time: the project's machines have two
 //! cores shared with whatever else is building, and time spent descheduled would otherwise land on
 //! whichever library happened to run then. On an idle machine the two agree. Set
-//! `PERFT_CLOCK=wall` to measure wall time instead.
+//! `BENCH_CLOCK=wall` to measure wall time instead (see `che_benches::clock`).
 //!
 //! Run: `cargo bench -p che-benches --bench perft`. Results and ratios: `docs/benchmarks.md`.
 
-use criterion::measurement::{Measurement, ValueFormatter};
+use che_benches::clock::Clock;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Position as _};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
-
-/// Thread CPU time (default) or wall time, chosen by `PERFT_CLOCK`.
-struct Clock {
-    wall: bool,
-}
-
-/// A started measurement of either kind.
-enum Started {
-    Wall(Instant),
-    Cpu(cpu_time::ThreadTime),
-}
-
-impl Clock {
-    fn from_env() -> Clock {
-        Clock {
-            wall: std::env::var("PERFT_CLOCK").is_ok_and(|v| v == "wall"),
-        }
-    }
-}
-
-impl Measurement for Clock {
-    type Intermediate = Started;
-    type Value = Duration;
-
-    fn start(&self) -> Started {
-        if self.wall {
-            Started::Wall(Instant::now())
-        } else {
-            Started::Cpu(cpu_time::ThreadTime::now())
-        }
-    }
-
-    fn end(&self, started: Started) -> Duration {
-        match started {
-            Started::Wall(t) => t.elapsed(),
-            Started::Cpu(t) => t.elapsed(),
-        }
-    }
-
-    fn add(&self, a: &Duration, b: &Duration) -> Duration {
-        *a + *b
-    }
-
-    fn zero(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn to_f64(&self, value: &Duration) -> f64 {
-        value.as_nanos() as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        &NanosFormatter
-    }
-}
-
-/// Formats nanoseconds as ms and element throughput as Melem/s.
-struct NanosFormatter;
-
-impl ValueFormatter for NanosFormatter {
-    fn scale_values(&self, _typical: f64, values: &mut [f64]) -> &'static str {
-        for v in values.iter_mut() {
-            *v /= 1e6;
-        }
-        "ms"
-    }
-
-    fn scale_throughputs(
-        &self,
-        _typical: f64,
-        throughput: &Throughput,
-        values: &mut [f64],
-    ) -> &'static str {
-        let per_iteration = match *throughput {
-            Throughput::Elements(n) | Throughput::ElementsAndBytes { elements: n, .. } => n,
-            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Bits(n) => n,
-        } as f64;
-        for v in values.iter_mut() {
-            // nanoseconds per iteration -> millions of elements per second
-            *v = per_iteration * 1e3 / *v;
-        }
-        "Melem/s"
-    }
-
-    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
-        "ns"
-    }
-}
+use std::time::Duration;
 
 /// (name, FEN, depth, published node count).
 const CASES: [(&str, &str, u32, u64); 3] = [

@@ -7,6 +7,8 @@
 //! in [`native`]. [`WORKLOADS`] lists them with the expected result, which
 //! the benchmarks check before timing anything.
 
+pub mod clock;
+
 use cvm::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -27,6 +27,7 @@ pub mod attacks;
 pub mod bitboard;
 pub mod castling;
 pub mod chess_move;
+pub mod demo;
 pub mod colour;
 pub mod engine;
 pub mod epd;

@@ -75,7 +75,18 @@ enum Command {
     Run(RunArgs),
     /// Run main() on a position and print the advice table as JSON.
     Advice(RunArgs),
+    /// Compile the bundled example advice program and run it on a position
+    /// with both backends, side by side.
+    Demo {
+        /// The position (default: a Colle-system opening position).
+        #[arg(long, default_value = DEMO_FEN)]
+        fen: String,
+    },
 }
+
+/// The demo's default position: after 1.d4 d5 2.Nf3 Nf6 3.e3 e6 4.Bd3 c5
+/// 5.c3, a Colle system, which the example program recognises.
+const DEMO_FEN: &str = chess_core::demo::COLLE_FEN;
 
 /// How Che++ source is compiled.
 #[derive(Args)]
@@ -272,6 +283,21 @@ fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Faile
 
 fn run(command: Command) -> Result<(), Failed> {
     match command {
+        Command::Demo { fen } => match chess_core::demo::run(&fen) {
+            Ok(demo) => {
+                print!("{demo}");
+                if demo.agree() {
+                    Ok(())
+                } else {
+                    Err(RUNTIME_ERROR)
+                }
+            }
+            Err(chess_core::demo::DemoError::Runtime(text)) => {
+                eprint!("{text}");
+                Err(RUNTIME_ERROR)
+            }
+            Err(e) => Err(fail(e)),
+        },
         Command::Compile {
             file,
             includes,
