@@ -73,6 +73,7 @@ pub mod intrinsics;
 pub mod isa;
 pub mod module;
 pub mod opt;
+pub mod oracle;
 pub mod profile;
 pub mod runtime;
 pub mod testkit;

@@ -47,7 +47,7 @@ mod lower;
 mod shims;
 mod stack;
 
-pub use backend::JitBackend;
+pub use backend::{JitBackend, JitEngine};
 pub use compile::{CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;

@@ -44,6 +44,7 @@ pub mod codegen;
 pub mod consteval;
 pub mod diag;
 pub mod examples;
+pub mod gen;
 pub mod hir;
 pub mod lexer;
 pub mod parser;

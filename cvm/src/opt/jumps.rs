@@ -72,7 +72,9 @@ fn thread_jumps(body: &mut Body) -> usize {
         };
         let mut target = ins.arg(k);
         let mut cost = charges(i, pos[&target]) as u32;
-        let mut via: Vec<(usize, u32)> = Vec::new();
+        // The jump of the chain that pays the (single) charge, if any.
+        let mut charger = (cost == 1).then_some(i);
+        let mut via: Vec<(usize, u32, Option<usize>)> = Vec::new();
         let mut seen = HashSet::new();
         for _ in 0..MAX_HOPS {
             let at = pos[&target];
@@ -83,25 +85,38 @@ fn thread_jumps(body: &mut Body) -> usize {
                 break;
             }
             let t2 = next.arg(0);
-            cost += charges(j, pos[&t2]) as u32;
+            if charges(j, pos[&t2]) {
+                cost += 1;
+                charger.get_or_insert(j);
+            }
             target = t2;
-            via.push((j, cost));
+            via.push((j, cost, charger));
         }
         // Take the furthest hop whose direct jump costs what the chain did.
         let best = via
             .iter()
             .rev()
-            .map(|&(j, c)| {
+            .map(|&(j, c, charger)| {
                 let Some(Item::Ins(hop)) = body.items.get(j) else {
                     return None;
                 };
-                Some((hop.arg(0), c))
+                Some((hop.arg(0), c, charger))
             })
-            .find_map(|h| h.filter(|&(t, c)| charges(i, pos[&t]) as u32 == c));
-        if let Some((t, _)) = best {
+            .find_map(|h| h.filter(|&(t, c, _)| charges(i, pos[&t]) as u32 == c));
+        if let Some((t, _, charger)) = best {
             if t != ins.arg(k) {
+                // The threaded jump now pays the charge a later jump of the
+                // chain paid; running out of fuel there must still report
+                // that jump's source position (a jump cannot fail otherwise).
+                let charged_at = match charger.and_then(|h| body.items.get(h)) {
+                    Some(Item::Ins(hop)) => Some(hop.pos),
+                    _ => None,
+                };
                 if let Item::Ins(ins) = &mut body.items[i] {
                     ins.instr.operands[k] = t;
+                    if let Some(p) = charged_at {
+                        ins.pos = p;
+                    }
                     changes += 1;
                 }
             }
@@ -282,8 +297,9 @@ fn inversion_at(
     let top = body.new_label();
     let mut operands = branch.instr.operands;
     operands[k] = top;
-    let mut bottom = branch;
-    bottom.instr = crate::isa::Instr::new(negated, &operands[..negated.info().operands.len()]);
+    // The bottom branch charges the fuel the back jump charged, so it
+    // takes the back jump's source position (the test cannot fail).
+    let bottom = jmp.with(negated, &operands[..negated.info().operands.len()]);
     let test = &body.items[i + 1..t_end];
     let mut out = Vec::with_capacity(back - i + test.len() + 3);
     out.extend_from_slice(test);

@@ -1,0 +1,375 @@
+//! Differential oracles for fuzzing and property tests.
+//!
+//! The backends and the optimizer have no specification precise enough to
+//! check a random program against, but they have each other: the
+//! interpreter and the JIT must agree exactly on every verified program
+//! (result, or error kind and code offset; output lines; fuel used;
+//! globals and lists; the advice table), and an optimized program must
+//! agree with the original in everything but the code offsets of errors
+//! (their source positions must agree when the module has a line table).
+//! This module runs a program on any number of [`Engine`]s under one
+//! [`Scenario`] (limits, a position, which function to call and how often)
+//! and says how the observations differ. It is backend-neutral: the JIT,
+//! which this crate cannot depend on, plugs in by implementing [`Instance`]
+//! for its instance type (see the `jit` crate's tests and the fuzz
+//! targets).
+
+use crate::chess::advice::AdviceTable;
+use crate::chess::board::BoardView;
+use crate::runtime::{
+    CollectOutput, Completion, Host, Limits, Memory, Output, OutputLine, RuntimeError,
+};
+use crate::verify::Program;
+use crate::Interpreter;
+
+/// How a program is run for comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Fuel and depth limits of every call.
+    pub limits: Limits,
+    /// The position the chess intrinsics see.
+    pub board: BoardView,
+    /// How many calls are made on one instance (memory and advice carry
+    /// over from one call to the next); at least 1.
+    pub runs: usize,
+    /// `None` calls the entry point; `Some(seed)` calls the function and
+    /// arguments [`target`] derives from the seed (arguments may be
+    /// invalid: both engines must refuse them alike).
+    pub call: Option<u64>,
+}
+
+impl Scenario {
+    /// The entry point once, on the empty board, under `limits`.
+    pub fn new(limits: Limits) -> Scenario {
+        Scenario {
+            limits,
+            board: BoardView::EMPTY,
+            runs: 1,
+            call: None,
+        }
+    }
+}
+
+/// The host of a scenario: its board, a game score that depends on the
+/// move asked for, and style defaults that differ from the standard
+/// values, so that a backend that bypassed the host would show.
+#[derive(Clone, Debug)]
+pub struct ScenarioHost {
+    /// The position.
+    pub board: BoardView,
+}
+
+impl Host for ScenarioHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.board)
+    }
+    fn game_score(&self, prev_moves: i32) -> i32 {
+        prev_moves.wrapping_mul(7).wrapping_sub(3)
+    }
+    fn style_default(&self, id: i32) -> i32 {
+        crate::chess::style::default_value(id).wrapping_add(id)
+    }
+}
+
+/// The function and arguments a scenario calls.
+pub fn target(program: &Program, scenario: &Scenario) -> Option<(u32, Vec<i32>)> {
+    let module = program.module();
+    let Some(seed) = scenario.call else {
+        return module.entry.map(|e| (e, Vec::new()));
+    };
+    let n = module.functions.len() as u64;
+    if n == 0 {
+        return None;
+    }
+    let func = (seed % n) as u32;
+    let f = &module.functions[func as usize];
+    let mut s = seed | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let lists = module.lists.len() as u64;
+    let mut args: Vec<i32> = (0..f.value_params)
+        .map(|_| (next() % 41) as i32 - 20)
+        .collect();
+    for _ in 0..f.list_params {
+        let r = next();
+        // Mostly a valid list index; now and then one that is not.
+        args.push(if r % 16 == 0 || lists == 0 {
+            (r >> 8) as i32 % 5 - 2
+        } else {
+            ((r >> 8) % lists) as i32
+        });
+    }
+    if next() % 32 == 0 {
+        // The wrong number of arguments.
+        args.push(1);
+    }
+    Some((func, args))
+}
+
+/// What a backend instance must offer to be observed: the API the
+/// interpreter and the JIT instance share.
+pub trait Instance {
+    /// Sets the limits of later calls.
+    fn set_limits(&mut self, limits: Limits);
+    /// Calls a function.
+    fn call(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError>;
+    /// Fuel spent by the last call.
+    fn fuel_used(&self) -> u64;
+    /// Globals and lists.
+    fn memory(&self) -> &Memory;
+    /// The advice table.
+    fn advice(&self) -> &AdviceTable;
+}
+
+impl Instance for Interpreter<'_> {
+    fn set_limits(&mut self, limits: Limits) {
+        Interpreter::set_limits(self, limits);
+    }
+    fn call(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        Interpreter::call(self, func, args, host, output)
+    }
+    fn fuel_used(&self) -> u64 {
+        Interpreter::fuel_used(self)
+    }
+    fn memory(&self) -> &Memory {
+        Interpreter::memory(self)
+    }
+    fn advice(&self) -> &AdviceTable {
+        Interpreter::advice(self)
+    }
+}
+
+/// Everything observable about one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// How the call ended.
+    pub result: Result<Completion, RuntimeError>,
+    /// What it wrote.
+    pub output: Vec<OutputLine>,
+    /// The fuel it spent.
+    pub fuel_used: u64,
+    /// Globals and lists afterwards.
+    pub memory: Memory,
+    /// The advice table afterwards.
+    pub advice: Box<AdviceTable>,
+}
+
+/// Runs a scenario on one instance of a program: `scenario.runs` calls,
+/// each with a fresh host over the scenario's board.
+pub fn observe(vm: &mut dyn Instance, program: &Program, scenario: &Scenario) -> Vec<Observation> {
+    vm.set_limits(scenario.limits);
+    let Some((func, args)) = target(program, scenario) else {
+        return Vec::new();
+    };
+    (0..scenario.runs.max(1))
+        .map(|_| {
+            let mut host = ScenarioHost {
+                board: scenario.board,
+            };
+            let mut out = CollectOutput::default();
+            let result = vm.call(func, &args, &mut host, &mut out);
+            Observation {
+                result,
+                output: out.lines,
+                fuel_used: vm.fuel_used(),
+                memory: vm.memory().clone(),
+                advice: Box::new(vm.advice().clone()),
+            }
+        })
+        .collect()
+}
+
+/// A backend under test.
+pub trait Engine {
+    /// A name for messages.
+    fn name(&self) -> &str;
+    /// Runs the scenario on a fresh instance of `program`; `Err` when the
+    /// engine cannot run a verified program at all (always a bug).
+    fn run(&mut self, program: &Program, scenario: &Scenario) -> Result<Vec<Observation>, String>;
+}
+
+/// The interpreter as an [`Engine`].
+#[derive(Copy, Clone, Debug, Default)]
+pub struct InterpreterEngine;
+
+impl Engine for InterpreterEngine {
+    fn name(&self) -> &str {
+        "interpreter"
+    }
+    fn run(&mut self, program: &Program, scenario: &Scenario) -> Result<Vec<Observation>, String> {
+        Ok(observe(&mut Interpreter::new(program), program, scenario))
+    }
+}
+
+/// How strictly two runs must agree.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Everything, errors by kind, code offset and source position: the
+    /// same program on two backends.
+    Exact,
+    /// Errors by kind and source position only (code offsets move when the
+    /// optimizer rewrites code): a program against its optimized form.
+    SameSource,
+}
+
+/// Says how `got` differs from `want` (`None` when they agree).
+pub fn difference(want: &[Observation], got: &[Observation], strict: Strictness) -> Option<String> {
+    if want.len() != got.len() {
+        return Some(format!("{} runs, expected {}", got.len(), want.len()));
+    }
+    for (run, (w, g)) in want.iter().zip(got).enumerate() {
+        let results_agree = match (&w.result, &g.result) {
+            (Err(a), Err(b)) if strict == Strictness::SameSource => {
+                a.kind == b.kind && a.pos == b.pos
+            }
+            (a, b) => a == b,
+        };
+        let what = if !results_agree {
+            format!("result {:?}, expected {:?}", g.result, w.result)
+        } else if w.output != g.output {
+            format!("output {:?}, expected {:?}", g.output, w.output)
+        } else if w.fuel_used != g.fuel_used {
+            format!("fuel used {}, expected {}", g.fuel_used, w.fuel_used)
+        } else if w.memory != g.memory {
+            format!("memory {:?}, expected {:?}", g.memory, w.memory)
+        } else if w.advice != g.advice {
+            format!(
+                "advice tables differ: {}",
+                advice_difference(&w.advice, &g.advice)
+            )
+        } else {
+            continue;
+        };
+        return Some(format!("run {}: {what}", run + 1));
+    }
+    None
+}
+
+/// The first differing entry of two advice tables.
+fn advice_difference(want: &AdviceTable, got: &AdviceTable) -> String {
+    for c in 0..2 {
+        for k in 0..6 {
+            for s in 0..64 {
+                let (w, g) = (want.square_bonus[c][k][s], got.square_bonus[c][k][s]);
+                if w != g {
+                    return format!("square_bonus[{c}][{k}][{s}] {g}, expected {w}");
+                }
+                let (w, g) = (want.control_bonus[c][k][s], got.control_bonus[c][k][s]);
+                if w != g {
+                    return format!("control_bonus[{c}][{k}][{s}] {g}, expected {w}");
+                }
+            }
+        }
+        for from in 0..64 {
+            for to in 0..64 {
+                let (w, g) = (want.move_bonus[c][from][to], got.move_bonus[c][from][to]);
+                if w != g {
+                    return format!("move_bonus[{c}][{from}][{to}] {g}, expected {w}");
+                }
+            }
+        }
+    }
+    let summary = |t: &AdviceTable| {
+        format!(
+            "piece values {:?}, style {:?} (set {:#x}), defaults {}, verbose {}",
+            t.piece_value, t.style, t.style_set, t.style_defaults, t.verbose
+        )
+    };
+    format!("{}, expected {}", summary(got), summary(want))
+}
+
+/// Runs `program` on every engine and compares each with the first,
+/// exactly.
+pub fn check_backends(
+    program: &Program,
+    scenario: &Scenario,
+    engines: &mut [&mut dyn Engine],
+) -> Result<(), String> {
+    let Some((reference, others)) = engines.split_first_mut() else {
+        return Ok(());
+    };
+    let want = reference.run(program, scenario)?;
+    for engine in others {
+        let got = engine.run(program, scenario)?;
+        if let Some(d) = difference(&want, &got, Strictness::Exact) {
+            return Err(format!(
+                "{} disagrees with {}: {d}",
+                engine.name(),
+                reference.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `program` on the first engine and `optimized` on every engine, and
+/// compares each optimized run with the original one (errors by kind and
+/// source position).
+pub fn check_optimized(
+    program: &Program,
+    optimized: &Program,
+    scenario: &Scenario,
+    engines: &mut [&mut dyn Engine],
+) -> Result<(), String> {
+    let Some(reference) = engines.first_mut() else {
+        return Ok(());
+    };
+    let want = reference.run(program, scenario)?;
+    for engine in engines.iter_mut() {
+        let got = engine.run(optimized, scenario)?;
+        if let Some(d) = difference(&want, &got, Strictness::SameSource) {
+            return Err(format!(
+                "optimized program on {} disagrees with the original: {d}",
+                engine.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one backend on its own: the module survives the `.cmp` and
+/// `.asm` round trips, the fuel spent stays within the limit, and a run
+/// after `reset` (on a fresh instance) repeats the first run exactly.
+pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), String> {
+    let module = program.module();
+    let bytes = crate::binary::write(module);
+    match crate::binary::read(&bytes) {
+        Ok(m) if &m == module => {}
+        Ok(_) => return Err("the .cmp round trip changed the module".into()),
+        Err(e) => return Err(format!("the .cmp round trip failed: {e}")),
+    }
+    match crate::asm::assemble(&crate::asm::disassemble(module)) {
+        Ok(m) if &m == module => {}
+        Ok(_) => return Err("the .asm round trip changed the module".into()),
+        Err(e) => return Err(format!("the .asm round trip failed: {e}")),
+    }
+    let mut vm = Interpreter::new(program);
+    let first = observe(&mut vm, program, scenario);
+    if let Some(limit) = scenario.limits.fuel {
+        if let Some(o) = first.iter().find(|o| o.fuel_used > limit) {
+            return Err(format!("spent {} fuel of {limit}", o.fuel_used));
+        }
+    }
+    vm.reset();
+    let again = observe(&mut vm, program, scenario);
+    if let Some(d) = difference(&first, &again, Strictness::Exact) {
+        return Err(format!("a run after reset differs: {d}"));
+    }
+    Ok(())
+}
