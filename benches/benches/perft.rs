@@ -16,7 +16,6 @@ use che_benches::clock::Clock;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Position as _};
 use std::hint::black_box;
-use std::time::Duration;
 
 /// (name, FEN, depth, published node count).
 const CASES: [(&str, &str, u32, u64); 3] = [

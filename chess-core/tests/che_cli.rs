@@ -175,8 +175,12 @@ fn the_example_program_runs_on_a_position() {
     assert_eq!(stdout(&o), "white Colle Position\n");
     let o = che(&["run", main, "--fen", "not a fen"]);
     assert_eq!(o.status.code(), Some(1));
-    let o = che(&["run", main, "--backend", "jit"]);
+    let o = che(&["run", main, "--fen", colle, "--backend", "jit"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "white Colle Position\n");
+    let o = che(&["run", main, "--backend", "wasm"]);
     assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("possible values: interp, jit"), "{}", stderr(&o));
 }
 
 #[test]
