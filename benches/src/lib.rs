@@ -67,6 +67,27 @@ pub fn load_program(name: &str) -> Program {
     Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Compiles the Che++ twin `che/NAME.che` of a workload, through the
+/// loophole optimizer when `optimize` (as `che run` does by default).
+/// `None` when the file is missing.
+pub fn compile_che_workload(name: &str, optimize: bool) -> Option<Program> {
+    let path = crate_dir().join("che").join(format!("{name}.che"));
+    if !path.exists() {
+        return None;
+    }
+    let compiled = cvm::che::compile_file(&path, &cvm::che::CompileOptions::default());
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    let program = Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Some(if optimize {
+        cvm::opt::optimize(&program).0
+    } else {
+        program
+    })
+}
+
 /// The native Rust versions of the workloads.
 pub mod native {
     use std::hint::black_box;

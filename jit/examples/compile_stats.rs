@@ -1,32 +1,78 @@
 //! Prints the JIT's compile-time figures for Che++ and assembler programs
 //! given on the command line: functions, CVM instructions, inlined
 //! intrinsic calls, code bytes and microseconds per CVM instruction (the
-//! median of several compilations).
+//! median of several compilations). Che++ programs are compiled and then
+//! optimized (`cvm::opt::optimize`), as `che run` does; `.asm` files are
+//! taken as written.
 //!
-//! `cargo run --release -p jit --example compile_stats -- FILE...`
+//! `cargo run --release -p jit --example compile_stats -- [--noopt] [--listing] [--objdump] FILE...`
+//!
+//! `--noopt` skips the optimizer; `--listing` prints Cranelift's listing of
+//! every function after the table, `--objdump` the final machine code
+//! disassembled by `objdump` (when installed).
 
 use cvm::che::{compile_file, CompileOptions};
 use cvm::{asm, Program};
 use jit::JitProgram;
 use std::path::Path;
 
-fn load(path: &Path) -> Result<Program, String> {
+fn load(path: &Path, optimize: bool) -> Result<Program, String> {
     let module = if path.extension().is_some_and(|e| e == "asm") {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        asm::assemble(&text).map_err(|e| e.to_string())?
+        return Program::new(asm::assemble(&text).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string());
     } else {
         let c = compile_file(path, &CompileOptions::default());
         c.module.clone().ok_or_else(|| c.render_diagnostics())?
     };
-    Program::new(module).map_err(|e| e.to_string())
+    let program = Program::new(module).map_err(|e| e.to_string())?;
+    Ok(if optimize {
+        cvm::opt::optimize(&program).0
+    } else {
+        program
+    })
+}
+
+/// The x86-64 disassembly of `bytes` by `objdump`, or why there is none.
+fn objdump(bytes: &[u8]) -> String {
+    let path = std::env::temp_dir().join(format!("compile_stats_{}.bin", std::process::id()));
+    if let Err(e) = std::fs::write(&path, bytes) {
+        return format!("(cannot write {}: {e})\n", path.display());
+    }
+    let out = std::process::Command::new("objdump")
+        .args([
+            "-D",
+            "-b",
+            "binary",
+            "-m",
+            "i386:x86-64",
+            "--no-show-raw-insn",
+        ])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    match out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .skip_while(|l| !l.contains("<.data>:"))
+            .skip(1)
+            .map(|l| format!("{l}\n"))
+            .collect(),
+        Err(e) => format!("(objdump: {e})\n"),
+    }
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let optimize = !args.iter().any(|a| a == "--noopt");
+    let want_listing = args.iter().any(|a| a == "--listing");
+    let want_objdump = args.iter().any(|a| a == "--objdump");
+    let mut listings = String::new();
     println!("| program | functions | CVM instructions | inlined calls | code bytes | compile time | us / instruction |");
     println!("|---|---|---|---|---|---|---|");
-    for arg in std::env::args().skip(1) {
-        let path = Path::new(&arg);
-        let program = match load(path) {
+    for arg in args.iter().filter(|a| !a.starts_with("--")) {
+        let path = Path::new(arg);
+        let program = match load(path, optimize) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{arg}: {e}");
@@ -58,5 +104,26 @@ fn main() {
                 s.micros_per_instruction()
             );
         }
+        if want_listing || want_objdump {
+            match JitProgram::compile_with_listing(&program) {
+                Ok((_, functions)) => {
+                    for f in functions {
+                        listings.push_str(&format!(
+                            "\n;; {arg}: {} ({} bytes)\n",
+                            f.name,
+                            f.bytes.len()
+                        ));
+                        if want_listing {
+                            listings.push_str(&f.vcode);
+                        }
+                        if want_objdump {
+                            listings.push_str(&objdump(&f.bytes));
+                        }
+                    }
+                }
+                Err(e) => eprintln!("{arg}: {e}"),
+            }
+        }
     }
+    print!("{listings}");
 }

@@ -62,6 +62,19 @@ impl CompileStats {
     }
 }
 
+/// The machine code of one compiled function, from
+/// [`JitProgram::compile_with_listing`].
+#[derive(Clone, Debug)]
+pub struct FunctionListing {
+    /// The CVM function's name.
+    pub name: String,
+    /// Cranelift's listing of the final machine instructions, block by
+    /// block (before branch simplification and relocation).
+    pub vcode: String,
+    /// The machine code as emitted (calls not yet relocated).
+    pub bytes: Vec<u8>,
+}
+
 /// A verified program compiled to native code.
 ///
 /// Compile once, then create instances ([`JitProgram::instance`]) to run
@@ -245,6 +258,24 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
 impl JitProgram {
     /// Compiles every function of a verified program.
     pub fn compile(program: &Program) -> Result<JitProgram, JitError> {
+        JitProgram::build(program, None)
+    }
+
+    /// Compiles a program like [`JitProgram::compile`] and returns, with
+    /// it, every function's machine code and Cranelift's listing of it, for
+    /// studying the code the JIT makes. Trampolines are not listed.
+    pub fn compile_with_listing(
+        program: &Program,
+    ) -> Result<(JitProgram, Vec<FunctionListing>), JitError> {
+        let mut listing = Vec::new();
+        let jit = JitProgram::build(program, Some(&mut listing))?;
+        Ok((jit, listing))
+    }
+
+    fn build(
+        program: &Program,
+        mut listing: Option<&mut Vec<FunctionListing>>,
+    ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
         let cvm_module = program.module();
         let facts = analysis::list_facts(program);
@@ -341,6 +372,7 @@ impl JitProgram {
                 index_of: &index_of,
             })
             .map_err(|e| fail(format!("{e:?}")))?;
+            ctx.set_disasm(listing.is_some());
             module
                 .define_function(ids[index], &mut ctx)
                 .map_err(|e| fail(format!("{e:?}")))?;
@@ -348,6 +380,13 @@ impl JitProgram {
                 .compiled_code()
                 .ok_or_else(|| fail("no code produced".into()))?;
             code_bytes += compiled.code_buffer().len();
+            if let Some(out) = listing.as_deref_mut() {
+                out.push(FunctionListing {
+                    name: f.name.clone(),
+                    vcode: compiled.vcode.clone().unwrap_or_default(),
+                    bytes: compiled.code_buffer().to_vec(),
+                });
+            }
             let frame = match compiled.buffer.frame_layout() {
                 Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
                 // Without Cranelift's figure, assume every slot and stack
