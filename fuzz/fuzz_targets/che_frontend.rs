@@ -1,0 +1,50 @@
+//! The Che++ front end on arbitrary text: it must report errors, never
+//! panic or hang; a module exactly when there is no error; whatever
+//! compiles must verify and survive the optimizer (no fallback).
+#![no_main]
+
+use cvm::che::{compile_with, CompileOptions, MemLoader};
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+
+fuzz_target!(|data: &[u8]| {
+    let source = String::from_utf8_lossy(data);
+    let loader = MemLoader::with(&[
+        ("fuzz.che", &source),
+        (
+            "lib.che",
+            "const L := 1; list LL[3] := e4 d4; procedure P(x, list l) begin write x; end;",
+        ),
+        // The example program, so that seeds including it get further.
+        (
+            "shanny.che",
+            include_str!("../../cvm/che/examples/shanny.che"),
+        ),
+        (
+            "midgame.che",
+            include_str!("../../cvm/che/examples/midgame.che"),
+        ),
+        (
+            "endgame.che",
+            include_str!("../../cvm/che/examples/endgame.che"),
+        ),
+    ]);
+    let c = compile_with(&loader, Path::new("fuzz.che"), &CompileOptions::default());
+    let _ = c.render_diagnostics();
+    assert_eq!(
+        c.is_ok(),
+        c.errors().next().is_none(),
+        "a module exactly when there is no error"
+    );
+    if let Some(module) = c.module {
+        let program = match cvm::Program::new(module) {
+            Ok(p) => p,
+            Err(e) => panic!("compiler output does not verify: {e}"),
+        };
+        let (_, report) = cvm::opt::optimize(&program);
+        assert!(
+            !report.fell_back,
+            "the optimizer fell back on compiler output"
+        );
+    }
+});

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets, writes the seed corpora and runs every target
+# for a bounded time, one after another (one fuzzer process at a time),
+# then prints one summary line per target.
+#
+#   fuzz/run-all.sh [SECONDS_PER_TARGET] [TARGET...]
+#
+# SECONDS_PER_TARGET defaults to 60. Needs nightly Rust and cargo-fuzz
+# (`cargo install cargo-fuzz`). Corpora grow in fuzz/corpus/<target>,
+# crashes land in fuzz/artifacts/<target>, logs in fuzz/logs/<target>.log.
+# Extra libFuzzer flags can be passed in FUZZ_FLAGS, e.g.
+# FUZZ_FLAGS="-rss_limit_mb=4096".
+set -euo pipefail
+
+cd "$(dirname "$0")"
+secs="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(che_frontend cmp_loader interp differential optimizer che_programs)
+fi
+
+cargo +nightly fuzz build
+cargo run --quiet --release -p che-fuzz-seeds
+
+mkdir -p logs
+summary=()
+failed=0
+for t in "${targets[@]}"; do
+    echo "=== $t: ${secs}s"
+    log="logs/$t.log"
+    mkdir -p "artifacts/$t"
+    before=$(find "artifacts/$t" -type f | wc -l)
+    status=0
+    # -timeout: a single input running longer than 10 s counts as a hang.
+    # shellcheck disable=SC2086
+    cargo +nightly fuzz run "$t" -- \
+        -max_total_time="$secs" -timeout=10 -print_final_stats=1 ${FUZZ_FLAGS:-} \
+        >"$log" 2>&1 || status=$?
+    after=$(find "artifacts/$t" -type f | wc -l)
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    corpus=$(find "corpus/$t" -type f | wc -l)
+    line=$(printf '%-13s %4ss  execs %10s  execs/s %6s  corpus %6s  new artifacts %s  exit %s' \
+        "$t" "$secs" "${execs:-?}" "${rate:-?}" "$corpus" "$((after - before))" "$status")
+    echo "$line"
+    summary+=("$line")
+    if [ "$status" -ne 0 ] || [ "$after" -ne "$before" ]; then
+        failed=1
+        grep -m1 -A3 'ERROR: libFuzzer\|panicked at' "$log" || true
+    fi
+done
+
+echo
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

@@ -1,0 +1,154 @@
+//! What the fuzz targets share: how the leading bytes of an input choose
+//! the run (limits, position, how many calls, optimizer settings), and the
+//! checks each target makes. The generators themselves live in the `cvm`
+//! crate (`cvm::gen`, `cvm::che::gen`) and the oracles in `cvm::oracle`, so
+//! that the stable property tests of the workspace (`cvm/tests`,
+//! `jit/tests/fuzz_generators.rs`) run the very same code without nightly.
+//!
+//! A check returns `Err` with a readable description for a divergence;
+//! the targets turn it into a panic, which libFuzzer reports as a crash
+//! and saves the input for.
+
+use arbitrary::{Arbitrary, Unstructured};
+use cvm::oracle::{self, Engine, InterpreterEngine, Scenario};
+use cvm::{Limits, Program};
+use jit::JitEngine;
+
+/// The most fuel a run may spend: enough for real loops, small enough for
+/// thousands of executions per second.
+pub const MAX_FUEL: u64 = 100_000;
+/// The deepest call nesting a run may reach.
+pub const MAX_DEPTH: u32 = 200;
+
+/// How a generated program is run, decoded from the front of the input
+/// (the rest of the input drives the generator).
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct Knobs {
+    fuel: u32,
+    depth: u8,
+    board: u8,
+    board_seed: u64,
+    twice: bool,
+    call: Option<u16>,
+    rules: u8,
+}
+
+impl Knobs {
+    /// The scenario: fuel up to [`MAX_FUEL`] (usually plenty, sometimes
+    /// very little), depth 1 to [`MAX_DEPTH`], one of the fixed positions,
+    /// the empty board or a random one, one or two calls on one instance,
+    /// the entry point or (rarely) another function.
+    pub fn scenario(&self) -> Scenario {
+        let fuel = u64::from(self.fuel) % (MAX_FUEL + 1);
+        let fuel = if self.fuel >> 30 == 3 {
+            fuel % 64
+        } else {
+            fuel
+        };
+        Scenario {
+            limits: Limits {
+                fuel: Some(fuel),
+                max_depth: 1 + u32::from(self.depth) % MAX_DEPTH,
+            },
+            board: cvm::gen::board(self.board % 12, self.board_seed),
+            runs: 1 + usize::from(self.twice),
+            call: self.call.filter(|c| c % 8 == 0).map(u64::from),
+        }
+    }
+
+    /// Optimizer settings: mostly the defaults, sometimes a subset of the
+    /// rules (so that rules meet code shaped by the others' absence).
+    pub fn options(&self) -> cvm::opt::Options {
+        let mut o = cvm::opt::Options::default();
+        if self.rules & 0x80 != 0 {
+            let r = self.rules;
+            o.rules.fold = r & 1 != 0;
+            o.rules.operand_forms = r & 2 != 0;
+            o.rules.compare_branch = r & 4 != 0;
+            o.rules.fold_lists = r & 8 != 0;
+            o.rules.pair_loads = r & 16 != 0;
+            o.invert_loops = r & 32 != 0;
+        }
+        o
+    }
+}
+
+/// Splits an input into its knobs and the generator's bytes.
+pub fn split(data: &[u8]) -> (Knobs, &[u8]) {
+    let mut u = Unstructured::new(data);
+    let knobs = Knobs::arbitrary(&mut u).unwrap_or(Knobs {
+        fuel: 0,
+        depth: 0,
+        board: 0,
+        board_seed: 0,
+        twice: false,
+        call: None,
+        rules: 0,
+    });
+    // `Knobs` takes a fixed number of bytes from the front; the rest is
+    // the generator's.
+    let used = data.len() - u.len();
+    (knobs, &data[used..])
+}
+
+/// A generated CVM program; generated programs always verify.
+pub fn cvm_program(bytes: &[u8]) -> Program {
+    let module = cvm::gen::generate(bytes);
+    match Program::new(module.clone()) {
+        Ok(p) => p,
+        Err(e) => panic!(
+            "a generated module does not verify: {e}\n{}",
+            cvm::asm::disassemble(&module)
+        ),
+    }
+}
+
+/// A generated Che++ program, compiled; generated programs always
+/// compile.
+pub fn che_program(bytes: &[u8]) -> (String, Program) {
+    let source = cvm::che::gen::generate(bytes);
+    match cvm::che::gen::compile(&source) {
+        Ok(p) => (source, p),
+        Err(e) => panic!("a generated Che++ program does not compile:\n{source}\n{e}"),
+    }
+}
+
+/// Interpreter against JIT, exactly.
+pub fn check_backends(program: &Program, scenario: &Scenario) -> Result<(), String> {
+    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
+    oracle::check_backends(program, scenario, &mut engines)
+}
+
+/// The optimized program on both backends against the original on the
+/// interpreter; the optimizer must not fall back, and optimizing the
+/// result again must change nothing observable either.
+pub fn check_optimizer(
+    program: &Program,
+    scenario: &Scenario,
+    options: cvm::opt::Options,
+) -> Result<(), String> {
+    let (optimized, report) = cvm::opt::optimize_with(program, options);
+    if report.fell_back {
+        return Err("the optimizer produced a module that does not verify".into());
+    }
+    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
+    oracle::check_optimized(program, &optimized, scenario, &mut engines)?;
+    let (twice, report) = cvm::opt::optimize(&optimized);
+    if report.fell_back {
+        return Err("optimizing an optimized module fell back".into());
+    }
+    let mut interp: [&mut dyn Engine; 1] = [&mut InterpreterEngine];
+    oracle::check_optimized(program, &twice, scenario, &mut interp)
+        .map_err(|e| format!("optimized twice: {e}"))
+}
+
+/// Panics with the program's listing when a check failed.
+pub fn report(result: Result<(), String>, program: &Program, source: Option<&str>) {
+    if let Err(e) = result {
+        let listing = cvm::asm::disassemble(program.module());
+        match source {
+            Some(src) => panic!("{e}\n--- source ---\n{src}\n--- code ---\n{listing}"),
+            None => panic!("{e}\n--- code ---\n{listing}"),
+        }
+    }
+}
