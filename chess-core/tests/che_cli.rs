@@ -180,7 +180,11 @@ fn the_example_program_runs_on_a_position() {
     assert_eq!(stdout(&o), "white Colle Position\n");
     let o = che(&["run", main, "--backend", "wasm"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("possible values: interp, jit"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("possible values: interp, jit"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

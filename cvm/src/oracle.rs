@@ -373,3 +373,49 @@ pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), S
     }
     Ok(())
 }
+
+/// Optimizer settings from one byte, as the fuzz targets and the property
+/// tests draw them: the defaults while the top bit is clear, otherwise bits
+/// 0 to 5 switch constant folding, operand forms, compare-and-branch
+/// fusion, list folding, load pairing and loop inversion on, so that rules
+/// meet code shaped by the others' absence.
+pub fn optimizer_options(bits: u8) -> crate::opt::Options {
+    let mut o = crate::opt::Options::default();
+    if bits & 0x80 != 0 {
+        o.rules.fold = bits & 1 != 0;
+        o.rules.operand_forms = bits & 2 != 0;
+        o.rules.compare_branch = bits & 4 != 0;
+        o.rules.fold_lists = bits & 8 != 0;
+        o.rules.pair_loads = bits & 16 != 0;
+        o.invert_loops = bits & 32 != 0;
+    }
+    o
+}
+
+/// The optimizer's oracle: optimizing `program` with `options` must not
+/// fall back, the result must agree with the original (run on the first
+/// engine) on every engine ([`check_optimized`]), and optimizing the
+/// result again with the defaults must not fall back and must agree on the
+/// first engine too.
+pub fn check_optimizer(
+    program: &Program,
+    scenario: &Scenario,
+    options: crate::opt::Options,
+    engines: &mut [&mut dyn Engine],
+) -> Result<(), String> {
+    let (optimized, report) = crate::opt::optimize_with(program, options);
+    if report.fell_back {
+        return Err("the optimizer produced a module that does not verify".into());
+    }
+    check_optimized(program, &optimized, scenario, engines)?;
+    let (twice, report) = crate::opt::optimize(&optimized);
+    if report.fell_back {
+        return Err("optimizing an optimized module fell back".into());
+    }
+    let Some((first, _)) = engines.split_first_mut() else {
+        return Ok(());
+    };
+    let mut first: [&mut dyn Engine; 1] = [&mut **first];
+    check_optimized(program, &twice, scenario, &mut first)
+        .map_err(|e| format!("optimized twice: {e}"))
+}

@@ -91,3 +91,21 @@ X:
 "#;
     optimized_agrees_for_all_fuel(asm, 5);
 }
+
+/// The Che++ generator kept the last routine's scope after the routine
+/// ended, so a global declaration between two routines could name that
+/// routine's local constant (`var gv20 := lk15;` after `function fn9`
+/// declared `const lk15`), and the program did not compile (found by the
+/// property test `generated_che_programs_run_deterministically`). Long
+/// inputs make programs with several routines and declarations between
+/// them.
+#[test]
+fn generated_che_globals_do_not_see_an_earlier_routines_locals() {
+    for seed in 0..400u64 {
+        let data = cvm::gen::seed_bytes(seed ^ 0x5C0E, 1000 + (seed as usize % 8) * 150);
+        let source = cvm::che::gen::generate(&data);
+        if let Err(e) = cvm::che::gen::compile(&source) {
+            panic!("seed {seed}:\n{source}\n{e}");
+        }
+    }
+}

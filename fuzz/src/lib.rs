@@ -57,19 +57,9 @@ impl Knobs {
     }
 
     /// Optimizer settings: mostly the defaults, sometimes a subset of the
-    /// rules (so that rules meet code shaped by the others' absence).
+    /// rules ([`oracle::optimizer_options`]).
     pub fn options(&self) -> cvm::opt::Options {
-        let mut o = cvm::opt::Options::default();
-        if self.rules & 0x80 != 0 {
-            let r = self.rules;
-            o.rules.fold = r & 1 != 0;
-            o.rules.operand_forms = r & 2 != 0;
-            o.rules.compare_branch = r & 4 != 0;
-            o.rules.fold_lists = r & 8 != 0;
-            o.rules.pair_loads = r & 16 != 0;
-            o.invert_loops = r & 32 != 0;
-        }
-        o
+        oracle::optimizer_options(self.rules)
     }
 }
 
@@ -120,26 +110,14 @@ pub fn check_backends(program: &Program, scenario: &Scenario) -> Result<(), Stri
 }
 
 /// The optimized program on both backends against the original on the
-/// interpreter; the optimizer must not fall back, and optimizing the
-/// result again must change nothing observable either.
+/// interpreter, and optimized twice ([`oracle::check_optimizer`]).
 pub fn check_optimizer(
     program: &Program,
     scenario: &Scenario,
     options: cvm::opt::Options,
 ) -> Result<(), String> {
-    let (optimized, report) = cvm::opt::optimize_with(program, options);
-    if report.fell_back {
-        return Err("the optimizer produced a module that does not verify".into());
-    }
     let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-    oracle::check_optimized(program, &optimized, scenario, &mut engines)?;
-    let (twice, report) = cvm::opt::optimize(&optimized);
-    if report.fell_back {
-        return Err("optimizing an optimized module fell back".into());
-    }
-    let mut interp: [&mut dyn Engine; 1] = [&mut InterpreterEngine];
-    oracle::check_optimized(program, &twice, scenario, &mut interp)
-        .map_err(|e| format!("optimized twice: {e}"))
+    oracle::check_optimizer(program, scenario, options, &mut engines)
 }
 
 /// Panics with the program's listing when a check failed.

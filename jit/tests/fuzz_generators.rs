@@ -5,7 +5,9 @@
 //! oracles of `cvm::oracle`. A fixed seed sweep plus proptest cases.
 
 use cvm::gen::{board, generate, seed_bytes};
-use cvm::oracle::{check_backends, check_optimized, Engine, InterpreterEngine, Scenario};
+use cvm::oracle::{
+    check_backends, check_optimizer, optimizer_options, Engine, InterpreterEngine, Scenario,
+};
 use cvm::{Limits, Program};
 use jit::JitEngine;
 use proptest::prelude::*;
@@ -29,37 +31,37 @@ fn scenario(
     }
 }
 
-fn check_cvm(bytes: &[u8], scenario: &Scenario) -> Result<(), String> {
+/// The `differential` and `optimizer` fuzz targets' checks on the CVM
+/// program generated from `bytes`: interpreter against JIT exactly, then
+/// the program optimized with `options` on both backends (and optimized
+/// twice) against the original.
+fn check_cvm(bytes: &[u8], scenario: &Scenario, options: cvm::opt::Options) -> Result<(), String> {
     let module = generate(bytes);
     let program = Program::new(module.clone()).map_err(|e| format!("does not verify: {e}"))?;
     let listing = || cvm::asm::disassemble(&module);
     let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
     check_backends(&program, scenario, &mut engines).map_err(|e| format!("{e}\n{}", listing()))?;
-    let (optimized, report) = cvm::opt::optimize(&program);
-    if report.fell_back {
-        return Err(format!("the optimizer fell back\n{}", listing()));
-    }
-    check_optimized(&program, &optimized, scenario, &mut engines).map_err(|e| {
+    check_optimizer(&program, scenario, options, &mut engines).map_err(|e| {
+        let (optimized, _) = cvm::opt::optimize_with(&program, options);
         format!(
-            "{e}\n{}\noptimized:\n{}",
+            "{e}\n{}\noptimized ({options:?}):\n{}",
             listing(),
             cvm::asm::disassemble(optimized.module())
         )
     })
 }
 
-fn check_che(bytes: &[u8], scenario: &Scenario) -> Result<(), String> {
+/// The `che_programs` fuzz target's checks on the Che++ program generated
+/// from `bytes`.
+fn check_che(bytes: &[u8], scenario: &Scenario, options: cvm::opt::Options) -> Result<(), String> {
     let source = cvm::che::gen::generate(bytes);
     let program = cvm::che::gen::compile(&source).map_err(|e| format!("{e}\n{source}"))?;
     let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
     check_backends(&program, scenario, &mut engines).map_err(|e| format!("{e}\n{source}"))?;
-    let (optimized, report) = cvm::opt::optimize(&program);
-    if report.fell_back {
-        return Err(format!("the optimizer fell back\n{source}"));
-    }
-    check_optimized(&program, &optimized, scenario, &mut engines).map_err(|e| {
+    check_optimizer(&program, scenario, options, &mut engines).map_err(|e| {
+        let (optimized, _) = cvm::opt::optimize_with(&program, options);
         format!(
-            "{e}\n{source}\n{}\noptimized:\n{}",
+            "{e}\n{source}\n{}\noptimized ({options:?}):\n{}",
             cvm::asm::disassemble(program.module()),
             cvm::asm::disassemble(optimized.module())
         )
@@ -78,7 +80,7 @@ fn generated_che_programs_agree_on_positions() {
             1 + (seed % 2) as usize,
             None,
         );
-        if let Err(e) = check_che(&bytes, &s) {
+        if let Err(e) = check_che(&bytes, &s, optimizer_options(seed as u8)) {
             panic!("seed {seed}: {e}");
         }
     }
@@ -96,7 +98,7 @@ fn generated_programs_agree_on_positions() {
             1 + (seed % 2) as usize,
             (seed % 5 == 0).then_some(seed),
         );
-        if let Err(e) = check_cvm(&bytes, &s) {
+        if let Err(e) = check_cvm(&bytes, &s, optimizer_options(seed as u8)) {
             panic!("seed {seed}: {e}");
         }
     }
@@ -113,9 +115,31 @@ proptest! {
         board_sel in any::<u8>(),
         board_seed in any::<u64>(),
         runs in 1usize..3,
+        call in proptest::option::weighted(0.1, any::<u64>()),
+        rules in any::<u8>(),
+    ) {
+        let s = scenario(fuel, depth, board_sel % 12, board_seed, runs, call);
+        if let Err(e) = check_cvm(&bytes, &s, optimizer_options(rules)) {
+            return Err(TestCaseError::fail(e));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_che_programs_agree(
+        bytes in proptest::collection::vec(any::<u8>(), 0..1500),
+        fuel in 0u64..100_000,
+        depth in 1u32..200,
+        board_sel in any::<u8>(),
+        board_seed in any::<u64>(),
+        runs in 1usize..3,
+        rules in any::<u8>(),
     ) {
         let s = scenario(fuel, depth, board_sel % 12, board_seed, runs, None);
-        if let Err(e) = check_cvm(&bytes, &s) {
+        if let Err(e) = check_che(&bytes, &s, optimizer_options(rules)) {
             return Err(TestCaseError::fail(e));
         }
     }

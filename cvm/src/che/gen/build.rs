@@ -596,6 +596,9 @@ impl<'a, 'b> Builder<'a, 'b> {
         } else if self.bytes.chance(30) {
             body.push(Stmt::Return(None));
         }
+        // The routine's scope ends here: what comes next (a global
+        // declaration, another routine) must not see its locals.
+        self.r = RoutineCtx::default();
         Routine { sig, locals, body }
     }
 
