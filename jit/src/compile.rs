@@ -12,7 +12,7 @@ use crate::analysis::{self, ListFacts};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
-use crate::lower::{cvm_signature, Env, Lower, PTR};
+use crate::lower::{cvm_signature, inlinable, Env, Lower, PTR};
 use crate::shims;
 use cranelift_codegen::inline::{Inline, InlineCommand};
 use cranelift_codegen::ir::{
@@ -138,12 +138,17 @@ impl Drop for JitProgram {
 const INLINE_LIMIT: usize = 32;
 
 /// Tells Cranelift which calls to inline: direct calls of small CVM
-/// functions, with the callee's lowered body.
+/// functions, with the callee's body as compiled so far (callees are
+/// compiled before their callers, so calls inside an inlined body were
+/// already inlined into it).
 struct Inliner<'a> {
     bodies: &'a [cranelift_codegen::ir::Function],
+    /// Which functions may be inlined now.
     inlinable: &'a [bool],
     /// CVM function index by Cranelift function id.
     index_of: &'a HashMap<u32, usize>,
+    /// The CVM functions inlined, one entry per call site.
+    inlined: Vec<usize>,
 }
 
 impl Inline for Inliner<'_> {
@@ -162,13 +167,61 @@ impl Inline for Inliner<'_> {
             return InlineCommand::KeepCall;
         };
         match self.index_of.get(&name.index) {
-            Some(&i) if name.namespace == 0 && self.inlinable[i] => InlineCommand::Inline {
-                callee: Cow::Borrowed(&self.bodies[i]),
-                visit_callee: false,
-            },
+            Some(&i) if name.namespace == 0 && self.inlinable[i] => {
+                self.inlined.push(i);
+                InlineCommand::Inline {
+                    callee: Cow::Borrowed(&self.bodies[i]),
+                    visit_callee: false,
+                }
+            }
             _ => InlineCommand::KeepCall,
         }
     }
+}
+
+/// The functions in an order where every callee comes before its callers,
+/// cycles (recursion) broken anywhere: a depth-first post-order of the call
+/// graph.
+fn callees_first(program: &Program) -> Vec<usize> {
+    let calls: Vec<Vec<usize>> = program
+        .function_infos()
+        .iter()
+        .map(|info| {
+            let set: BTreeSet<usize> = info
+                .instrs
+                .iter()
+                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
+                .map(|i| i.instr.operands[0] as usize)
+                .filter(|&c| c < program.function_infos().len())
+                .collect();
+            set.into_iter().collect()
+        })
+        .collect();
+    let n = calls.len();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        // (function, next callee to visit)
+        let mut stack = vec![(root, 0usize)];
+        while let Some(top) = stack.last_mut() {
+            let (f, k) = *top;
+            if let Some(&c) = calls[f].get(k) {
+                top.1 += 1;
+                if !seen[c] {
+                    seen[c] = true;
+                    stack.push((c, 0));
+                }
+            } else {
+                order.push(f);
+                stack.pop();
+            }
+        }
+    }
+    order
 }
 
 /// Bytes a frame needs beyond what Cranelift reports below the frame
@@ -309,12 +362,25 @@ impl JitProgram {
             instructions += info.instrs.len();
             ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
             ctx.func.name = UserFuncName::user(0, ids[index].as_u32());
-            let called: BTreeSet<u32> = info
-                .instrs
-                .iter()
-                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
-                .map(|i| i.instr.operands[0])
-                .collect();
+            // The direct callees, and those of every function that can be
+            // lowered into this one.
+            let mut called = BTreeSet::new();
+            let mut work = vec![index as u32];
+            let mut visited = BTreeSet::new();
+            while let Some(g) = work.pop() {
+                if !visited.insert(g) {
+                    continue;
+                }
+                for i in &program.function_infos()[g as usize].instrs {
+                    if i.depth.is_some() && i.instr.opcode == Opcode::Call {
+                        let c = i.instr.operands[0];
+                        called.insert(c);
+                        if inlinable(cvm_module, program.function_infos(), c) {
+                            work.push(c);
+                        }
+                    }
+                }
+            }
             let mut callees = HashMap::new();
             for c in called {
                 callees.insert(
@@ -326,6 +392,7 @@ impl JitProgram {
                 module: cvm_module,
                 initial: &initial,
                 constant_lists: &facts.constant,
+                infos: program.function_infos(),
                 inlined: Cell::new(0),
                 callees,
                 intrinsic: module.declare_func_in_func(shim_ids.intrinsic, &mut ctx.func),
@@ -335,7 +402,7 @@ impl JitProgram {
                 pattern_mask: module.declare_func_in_func(shim_ids.pattern_mask, &mut ctx.func),
             };
             let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let builder = Lower::new(builder, &env, f, info).run();
+            let builder = Lower::new(builder, &env, index as u32, f, info).run();
             inlined += env.inlined.get();
             builder.finalize(module.target_config());
             bodies.push(std::mem::replace(
@@ -345,33 +412,51 @@ impl JitProgram {
             module.clear_context(&mut ctx);
         }
 
-        // Small functions are inlined into their callers (one level, so
-        // recursion unrolls once): their bodies already follow the calling
-        // convention, so the call site keeps its depth and fuel checks and
-        // the semantics do not change.
+        // Small functions are inlined into their callers: their bodies
+        // already follow the calling convention, so the call site keeps its
+        // depth and fuel checks and the semantics do not change. Callees are
+        // compiled first and their inlined bodies kept, so a chain of small
+        // calls flattens completely; a function is inlinable while its CVM
+        // instructions plus those of everything inlined into it stay within
+        // the limit (recursion unrolls at most once).
         let index_of: HashMap<u32, usize> = ids
             .iter()
             .enumerate()
             .map(|(i, id)| (id.as_u32(), i))
             .collect();
-        let inlinable: Vec<bool> = program
+        let mut size: Vec<usize> = program
             .function_infos()
             .iter()
-            .map(|info| info.instrs.len() <= INLINE_LIMIT)
+            .map(|info| info.instrs.len())
             .collect();
-        for (index, f) in cvm_module.functions.iter().enumerate() {
+        let mut inlinable: Vec<bool> = size.iter().map(|&n| n <= INLINE_LIMIT).collect();
+        for index in callees_first(program) {
+            let f = &cvm_module.functions[index];
             let fail = |message: String| JitError::Function {
                 function: index as u32,
                 name: f.name.clone(),
                 message,
             };
             ctx.func = bodies[index].clone();
-            ctx.inline(Inliner {
+            let mut inliner = Inliner {
                 bodies: &bodies,
                 inlinable: &inlinable,
                 index_of: &index_of,
-            })
-            .map_err(|e| fail(format!("{e:?}")))?;
+                inlined: Vec::new(),
+            };
+            ctx.inline(&mut inliner)
+                .map_err(|e| fail(format!("{e:?}")))?;
+            let inlined_here = inliner.inlined;
+            let grown = inlined_here
+                .iter()
+                .fold(size[index], |n, &c| n.saturating_add(size[c]));
+            if !inlined_here.is_empty() {
+                size[index] = grown;
+                inlinable[index] = grown <= INLINE_LIMIT;
+                if inlinable[index] {
+                    bodies[index] = ctx.func.clone();
+                }
+            }
             ctx.set_disasm(listing.is_some());
             module
                 .define_function(ids[index], &mut ctx)

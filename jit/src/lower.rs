@@ -87,8 +87,11 @@ pub(crate) struct Env<'a> {
     pub constant_lists: &'a [bool],
     /// Intrinsic calls inlined so far.
     pub inlined: Cell<usize>,
+    /// The verifier's analysis of every function.
+    pub infos: &'a [FunctionInfo],
     /// Function references of the callees, by CVM function index, imported
-    /// into the function being built.
+    /// into the function being built (the direct callees and those of every
+    /// function [`inlinable`] into it).
     pub callees: HashMap<u32, FuncRef>,
     /// The intrinsic shim.
     pub intrinsic: FuncRef,
@@ -100,6 +103,45 @@ pub(crate) struct Env<'a> {
     pub pattern: FuncRef,
     /// The folded-pattern shim (`pat.all`/`pat.any` with an unknown scalar).
     pub pattern_mask: FuncRef,
+}
+
+/// Callees of at most this many CVM instructions are lowered into their
+/// callers' bodies.
+pub(crate) const INLINE_SIZE: usize = 32;
+
+/// How many inlined calls may nest inside one another.
+const MAX_INLINE_NESTING: usize = 4;
+
+/// CVM instructions inlined into one function at most.
+const INLINE_BUDGET: usize = 512;
+
+/// Whether calls of `callee` may be lowered into their callers: a small
+/// function (the verifier analysed it, so its code is well formed).
+pub(crate) fn inlinable(module: &Module, infos: &[FunctionInfo], callee: u32) -> bool {
+    module.functions.get(callee as usize).is_some()
+        && infos
+            .get(callee as usize)
+            .is_some_and(|info| info.instrs.len() <= INLINE_SIZE)
+}
+
+/// One block per leader of a function: the first instruction, every jump
+/// target and every instruction after a branch or terminator.
+fn leaders(b: &mut FunctionBuilder<'_>, info: &FunctionInfo) -> HashMap<u32, Block> {
+    let mut blocks = HashMap::new();
+    let mut after_branch = true;
+    for i in &info.instrs {
+        if i.depth.is_none() {
+            continue;
+        }
+        if after_branch {
+            blocks.entry(i.offset).or_insert_with(|| b.create_block());
+        }
+        if let Some(t) = i.instr.target() {
+            blocks.entry(t).or_insert_with(|| b.create_block());
+        }
+        after_branch = i.instr.opcode.info().flow != Flow::Next;
+    }
+    blocks
 }
 
 /// The lowering state of one function.
@@ -121,6 +163,15 @@ pub(crate) struct Lower<'a, 'b> {
     heap: Value,
     lists: Value,
     blocks: HashMap<u32, Block>,
+    /// Where `ret`/`retv` go when the function being lowered is inlined
+    /// into a caller: the caller's continuation (one `i32` parameter, the
+    /// value); `None` in the function itself (a native return).
+    ret_to: Option<Block>,
+    /// The CVM functions being lowered, outermost first (the function
+    /// itself, then the inlined calls it is nested in).
+    chain: Vec<u32>,
+    /// CVM instructions inlined into this function so far.
+    inlined_size: usize,
     args_slot: Option<StackSlot>,
     propagate: Option<Block>,
     /// Fuel-charging blocks of backward edges still to be filled: the
@@ -138,6 +189,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     pub fn new(
         mut b: FunctionBuilder<'b>,
         env: &'a Env<'a>,
+        index: u32,
         f: &'a Function,
         info: &'a FunctionInfo,
     ) -> Lower<'a, 'b> {
@@ -163,25 +215,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let heap = b.ins().load(PTR, invariant(), ctx, offsets::HEAP);
         let lists = b.ins().load(PTR, invariant(), ctx, offsets::LISTS);
 
-        // One block per leader: the first instruction, every jump target
-        // and every instruction after a branch or terminator.
-        let mut blocks = HashMap::new();
-        let mut leader = |b: &mut FunctionBuilder<'_>, offset: u32| {
-            blocks.entry(offset).or_insert_with(|| b.create_block());
-        };
-        let mut after_branch = true;
-        for i in &info.instrs {
-            if i.depth.is_none() {
-                continue;
-            }
-            if after_branch {
-                leader(&mut b, i.offset);
-            }
-            if let Some(t) = i.instr.target() {
-                leader(&mut b, t);
-            }
-            after_branch = i.instr.opcode.info().flow != Flow::Next;
-        }
+        let blocks = leaders(&mut b, info);
         Lower {
             b,
             env,
@@ -196,6 +230,9 @@ impl<'a, 'b> Lower<'a, 'b> {
             heap,
             lists,
             blocks,
+            ret_to: None,
+            chain: vec![index],
+            inlined_size: 0,
             args_slot: None,
             propagate: None,
             pending: Vec::new(),
@@ -205,7 +242,16 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// Lowers every reachable instruction and finishes the function.
     pub fn run(mut self) -> FunctionBuilder<'b> {
-        let instrs = &self.info.instrs;
+        self.body();
+        self.finish_propagate();
+        self.b.seal_all_blocks();
+        self.b
+    }
+
+    /// Lowers every reachable instruction of the current frame's function.
+    fn body(&mut self) {
+        let info = self.info;
+        let instrs = &info.instrs;
         for (n, i) in instrs.iter().enumerate() {
             let Some(depth) = i.depth else { continue };
             if let Some(&block) = self.blocks.get(&i.offset) {
@@ -230,9 +276,6 @@ impl<'a, 'b> Lower<'a, 'b> {
             let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
             self.ret_status(status);
         }
-        self.finish_propagate();
-        self.b.seal_all_blocks();
-        self.b
     }
 
     fn enter(&mut self, block: Block) {
@@ -982,16 +1025,12 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             Opcode::Call => self.call(ops[0], d, offset),
             Opcode::Ret => {
-                let fuel = self.b.use_var(self.fuel);
                 let zero = self.b.ins().iconst(types::I32, 0);
-                self.b.ins().return_(&[zero, fuel]);
-                self.open = false;
+                self.ret_value(zero);
             }
             Opcode::RetV => {
                 let v = self.get(d - 1);
-                let fuel = self.b.use_var(self.fuel);
-                self.b.ins().return_(&[v, fuel]);
-                self.open = false;
+                self.ret_value(v);
             }
             Opcode::Intr => self.intrinsic(ops[0], d, offset),
             Opcode::Write => {
@@ -1029,6 +1068,21 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.trap_if(failed, None, offset, None, None);
     }
 
+    /// Returns `v` from the current frame: a native return, or a jump to
+    /// the caller's continuation when the frame is inlined.
+    fn ret_value(&mut self, v: Value) {
+        match self.ret_to {
+            Some(cont) => {
+                self.b.ins().jump(cont, &[v.into()]);
+            }
+            None => {
+                let fuel = self.b.use_var(self.fuel);
+                self.b.ins().return_(&[v, fuel]);
+            }
+        }
+        self.open = false;
+    }
+
     fn call(&mut self, callee: u32, d: u32, offset: u32) {
         let arity = self.env.module.functions[callee as usize].arity();
         let returns = self.env.module.functions[callee as usize].returns_value;
@@ -1039,8 +1093,11 @@ impl<'a, 'b> Lower<'a, 'b> {
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, self.depth_left, 1);
         self.trap_if(too_deep, Some(trap::CALL_DEPTH), offset, None, None);
         self.charge(offset);
-        let fuel = self.b.use_var(self.fuel);
         let depth = self.b.ins().iadd_imm_s(self.depth_left, -1);
+        if self.inline_call(callee, d, depth) {
+            return;
+        }
+        let fuel = self.b.use_var(self.fuel);
         let mut args = vec![self.ctx, fuel, depth];
         for k in d - arity..d {
             args.push(self.get(k));
@@ -1052,6 +1109,72 @@ impl<'a, 'b> Lower<'a, 'b> {
         if returns {
             self.set(d - arity, results[0]);
         }
+    }
+
+    /// Lowers the body of a small callee in place of a native call, after
+    /// the call's depth and fuel checks: its frame slots become fresh
+    /// variables, `depth` is its `depth_left`, its errors and `halt` leave
+    /// the whole native function directly, and its returns jump to a
+    /// continuation. Returns false (nothing emitted) when the callee is
+    /// not [`inlinable`] here.
+    fn inline_call(&mut self, callee: u32, d: u32, depth: Value) -> bool {
+        let env = self.env;
+        if !inlinable(env.module, env.infos, callee)
+            || self.chain.contains(&callee)
+            || self.chain.len() > MAX_INLINE_NESTING
+        {
+            return false;
+        }
+        let info = &env.infos[callee as usize];
+        if self.inlined_size + info.instrs.len() > INLINE_BUDGET {
+            return false;
+        }
+        self.inlined_size += info.instrs.len();
+        let f = &env.module.functions[callee as usize];
+        let arity = f.arity();
+        let returns = f.returns_value;
+        let nslots = f.frame_slots() as usize;
+        let nstack = (info.max_depth.max(f.max_stack) as usize) + 1;
+        let args: Vec<Value> = (d - arity..d).map(|k| self.get(k)).collect();
+        let slots: Vec<Variable> = (0..nslots)
+            .map(|_| self.b.declare_var(types::I32))
+            .collect();
+        let stack: Vec<Variable> = (0..nstack)
+            .map(|_| self.b.declare_var(types::I32))
+            .collect();
+        let zero = self.b.ins().iconst(types::I32, 0);
+        for (i, &v) in slots.iter().enumerate() {
+            self.b.def_var(v, args.get(i).copied().unwrap_or(zero));
+        }
+        let cont = self.b.create_block();
+        self.b.append_block_param(cont, types::I32);
+        let blocks = leaders(&mut self.b, info);
+        let saved = (
+            std::mem::replace(&mut self.info, info),
+            std::mem::replace(&mut self.slots, slots),
+            std::mem::replace(&mut self.stack, stack),
+            std::mem::replace(&mut self.known, vec![None; nstack]),
+            std::mem::replace(&mut self.depth_left, depth),
+            std::mem::replace(&mut self.blocks, blocks),
+            self.ret_to.replace(cont),
+        );
+        self.chain.push(callee);
+        self.body();
+        self.chain.pop();
+        self.info = saved.0;
+        self.slots = saved.1;
+        self.stack = saved.2;
+        self.known = saved.3;
+        self.depth_left = saved.4;
+        self.blocks = saved.5;
+        self.ret_to = saved.6;
+        self.b.switch_to_block(cont);
+        self.open = true;
+        if returns {
+            let v = self.b.block_params(cont)[0];
+            self.set(d - arity, v);
+        }
+        true
     }
 
     fn intrinsic(&mut self, id: u32, d: u32, offset: u32) {
