@@ -1,8 +1,9 @@
 //! Executed-instruction statistics for the loophole optimizer.
 //!
-//! Compiles the Che++ benchmark workloads (`benches/che/`) and the bundled
-//! example advice program, runs each unoptimized and optimized under the
-//! profiling interpreter, and prints Markdown tables: executed CVM
+//! Compiles the Che++ benchmark workloads (`benches/che/`), the bundled
+//! example advice program and the pattern advice program
+//! (`advice/patterns.che`, both on the 240 oracle positions), runs each
+//! unoptimized and optimized under the profiling interpreter, and prints Markdown tables: executed CVM
 //! instructions before and after optimization, and the most frequent
 //! adjacent pairs and triples (the candidates for superinstructions) in
 //! unoptimized and in optimized code.
@@ -16,14 +17,20 @@ use cvm::che::{self, CompileOptions};
 use cvm::profile::OpcodeProfile;
 use cvm::{Interpreter, NoHost, NullOutput, Program};
 
-/// Positions the example advice program is profiled on.
-const POSITIONS: &[&str] = &[
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
-    "rnbqkb1r/ppp2ppp/4pn2/3p4/3P4/3BPN2/PPP2PPP/RNBQK2R b KQkq - 1 4",
-    "8/5k2/8/3P4/8/8/5K2/3R4 w - - 0 1",
-    "8/8/4k3/8/2P5/8/5K2/8 w - - 0 1",
-];
+const ORACLE: &str = include_str!("../../../chess-core/tests/data/oracle/oracle.jsonl");
+
+/// The positions the advice programs are profiled on: chess-core's oracle
+/// file (240 positions from games and test suites), in file order.
+fn positions() -> Vec<Position> {
+    ORACLE
+        .lines()
+        .filter_map(|line| {
+            let rest = line.split("\"fen\":\"").nth(1)?;
+            let fen = rest.split('"').next()?;
+            Position::from_fen(fen).ok()
+        })
+        .collect()
+}
 
 fn profile(program: &Program, host: &mut dyn cvm::Host) -> OpcodeProfile {
     let mut prof = OpcodeProfile::new(program.module());
@@ -58,27 +65,36 @@ fn main() {
         );
     }
 
+    let positions = positions();
     let loader = che::examples::loader();
-    let module = che::compile_with(
+    let example = che::compile_with(
         &loader,
         std::path::Path::new(che::examples::MAIN),
         &CompileOptions::default(),
     )
     .into_result()
     .unwrap_or_else(|e| panic!("example: {e}"));
-    let plain = Program::new(module).expect("verifies");
-    let (opt, _) = cvm::opt::optimize(&plain);
-    let (mut p_sum, mut o_sum) = (OpcodeProfile::default(), OpcodeProfile::default());
-    for fen in POSITIONS {
-        let pos = Position::from_fen(fen).expect("valid FEN");
-        p_sum.merge(&profile(&plain, &mut AdviceHost::new(&pos)));
-        o_sum.merge(&profile(&opt, &mut AdviceHost::new(&pos)));
+    let path = crate_dir().join("advice/patterns.che");
+    let patterns = che::compile_file(&path, &CompileOptions::default())
+        .into_result()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (name, module) in [
+        ("example advice program", example),
+        ("pattern advice program", patterns),
+    ] {
+        let plain = Program::new(module).expect("verifies");
+        let (opt, _) = cvm::opt::optimize(&plain);
+        let (mut p_sum, mut o_sum) = (OpcodeProfile::default(), OpcodeProfile::default());
+        for pos in &positions {
+            p_sum.merge(&profile(&plain, &mut AdviceHost::new(pos)));
+            o_sum.merge(&profile(&opt, &mut AdviceHost::new(pos)));
+        }
+        add(
+            format!("{name} ({} positions)", positions.len()),
+            p_sum,
+            o_sum,
+        );
     }
-    add(
-        format!("example advice program ({} positions)", POSITIONS.len()),
-        p_sum,
-        o_sum,
-    );
 
     println!("| program | executed, unoptimized | executed, optimized | ratio |");
     println!("|---|---|---|---|");
