@@ -258,7 +258,7 @@ fn constant_list(l: &Lower<'_, '_>, k: u32) -> Option<Vec<i32>> {
 
 /// The comparison of a compoperator value (`count op n`).
 fn compop(op: i32) -> Option<IntCC> {
-    Some(match op - lit::COMPOP_BASE {
+    Some(match op.wrapping_sub(lit::COMPOP_BASE) {
         0 => IntCC::Equal,
         1 => IntCC::NotEqual,
         2 => IntCC::SignedLessThan,
