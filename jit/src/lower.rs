@@ -435,7 +435,15 @@ impl<'a, 'b> Lower<'a, 'b> {
             Some(n) => self.block_at(n),
             None => self.b.create_block(),
         };
-        self.b.ins().brif(cond, taken, &[], fall, &[]);
+        if target <= offset {
+            // A loop's back edge: name the taken edge second, so Cranelift
+            // lays out the fuel charge and the loop right after the branch
+            // (one taken jump per iteration) and the loop exit after them.
+            let exit = self.b.ins().icmp_imm(IntCC::Equal, cond, 0);
+            self.b.ins().brif(exit, fall, &[], taken, &[]);
+        } else {
+            self.b.ins().brif(cond, taken, &[], fall, &[]);
+        }
         self.flush();
     }
 
