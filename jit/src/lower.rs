@@ -439,7 +439,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             // A loop's back edge: name the taken edge second, so Cranelift
             // lays out the fuel charge and the loop right after the branch
             // (one taken jump per iteration) and the loop exit after them.
-            let exit = self.b.ins().icmp_imm(IntCC::Equal, cond, 0);
+            let exit = self.b.ins().icmp_imm_u(IntCC::Equal, cond, 0);
             self.b.ins().brif(exit, fall, &[], taken, &[]);
         } else {
             self.b.ins().brif(cond, taken, &[], fall, &[]);
