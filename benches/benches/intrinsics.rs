@@ -12,6 +12,7 @@
 //! Run: `cargo bench -p che-benches --bench intrinsics`. Results:
 //! `docs/benchmarks.md`, "Chess intrinsics".
 
+use che_benches::oracle_positions;
 use chess_core::host::board_view;
 use chess_core::{Bitboard, Position, Square};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -19,17 +20,13 @@ use cvm::chess::board::BoardView;
 use cvm::chess::{attacks, lit, pattern};
 use std::hint::black_box;
 
-const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
-
-/// The FENs of the oracle file (the `"fen"` field of each JSON line).
+/// The oracle positions with their board views.
 fn positions() -> Vec<(Position, BoardView)> {
-    ORACLE
-        .lines()
-        .filter_map(|line| {
-            let rest = line.split("\"fen\":\"").nth(1)?;
-            let fen = rest.split('"').next()?;
-            let pos = Position::from_fen(fen).ok()?;
-            Some((pos, board_view(&pos)))
+    oracle_positions()
+        .into_iter()
+        .map(|pos| {
+            let board = board_view(&pos);
+            (pos, board)
         })
         .collect()
 }

@@ -15,31 +15,17 @@
 //! Run: `cargo bench -p che-benches --bench jit`; ratios:
 //! `python3 benches/report.py jit native` (see `docs/benchmarks.md`).
 
-use che_benches::{crate_dir, load_program, lua, WORKLOADS};
+use che_benches::{
+    compile_che_file, compile_che_workload, crate_dir, example_program, load_program, lua,
+    oracle_positions, WORKLOADS,
+};
 use chess_core::host::{board_view, AdviceHost};
-use chess_core::Position;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use cvm::che::{compile_file, compile_with, examples, CompileOptions};
 use cvm::chess::board::BoardView;
 use cvm::{Host, Interpreter, NoHost, NullOutput, Program};
 use jit::JitProgram;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
-
-const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
-
-/// The positions of chess-core's oracle file, in file order.
-fn positions() -> Vec<Position> {
-    ORACLE
-        .lines()
-        .filter_map(|line| {
-            let rest = line.split("\"fen\":\"").nth(1)?;
-            let fen = rest.split('"').next()?;
-            Position::from_fen(fen).ok()
-        })
-        .collect()
-}
 
 fn group<'a>(
     c: &'a mut Criterion,
@@ -116,17 +102,10 @@ fn core_set(c: &mut Criterion) {
 
 fn che_twins(c: &mut Criterion) {
     for w in WORKLOADS {
-        let path = crate_dir().join("che").join(format!("{}.che", w.name));
-        if !path.exists() {
-            eprintln!("{} missing: skipping che-{}", path.display(), w.name);
+        let Some(program) = compile_che_workload(w.name, false) else {
+            eprintln!("che/{}.che missing: skipping che-{}", w.name, w.name);
             continue;
-        }
-        let compiled = compile_file(&path, &CompileOptions::default());
-        let module = compiled
-            .module
-            .clone()
-            .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-        let program = Program::new(module).expect("compiler output verifies");
+        };
         let mut g = group(c, &format!("jit/che-{}", w.name));
         g.bench_function("native", |b| b.iter(|| black_box((w.native)())));
         vm_columns(&mut g, &program, w.expected);
@@ -226,15 +205,9 @@ fn native_patterns(b: &BoardView) -> i32 {
 }
 
 fn patterns(c: &mut Criterion) {
-    let boards: Vec<BoardView> = positions().iter().take(64).map(board_view).collect();
+    let boards: Vec<BoardView> = oracle_positions().iter().take(64).map(board_view).collect();
     assert_eq!(boards.len(), 64);
-    let path = crate_dir().join("advice/patterns.che");
-    let compiled = compile_file(&path, &CompileOptions::default());
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    let program = Program::new(module).expect("verifies");
+    let program = compile_che_file(&crate_dir().join("advice/patterns.che"));
     let native_total: i32 = boards.iter().map(native_patterns).sum();
 
     let mut g = group(c, "jit/patterns");
@@ -272,17 +245,8 @@ fn patterns(c: &mut Criterion) {
 }
 
 fn shanny(c: &mut Criterion) {
-    let positions = positions();
-    let compiled = compile_with(
-        &examples::loader(),
-        Path::new(examples::MAIN),
-        &CompileOptions::default(),
-    );
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    let program = Program::new(module).expect("verifies");
+    let positions = oracle_positions();
+    let program = example_program();
     let code = JitProgram::compile(&program).expect("compiles");
     let mut interp = Interpreter::new(&program);
     let mut vm = code.instance();

@@ -21,33 +21,18 @@
 //! `cargo run --release -p che-benches --bin opstats`.
 
 use che_benches::clock::Clock;
-use che_benches::{compile_che_workload, crate_dir, WORKLOADS};
+use che_benches::{
+    compile_che_file, compile_che_workload, crate_dir, example_program, oracle_positions, WORKLOADS,
+};
 use chess_core::host::{board_view, AdviceHost};
-use chess_core::Position;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use cvm::che::{compile_file, compile_with, examples, CompileOptions};
 use cvm::chess::board::BoardView;
 use cvm::{Host, Interpreter, NoHost, NullOutput, Program};
 use jit::JitProgram;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
 
-const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
-
 type Group<'a> = BenchmarkGroup<'a, Clock>;
-
-/// The positions of chess-core's oracle file, in file order.
-fn positions() -> Vec<Position> {
-    ORACLE
-        .lines()
-        .filter_map(|line| {
-            let rest = line.split("\"fen\":\"").nth(1)?;
-            let fen = rest.split('"').next()?;
-            Position::from_fen(fen).ok()
-        })
-        .collect()
-}
 
 fn group<'a>(c: &'a mut Criterion<Clock>, name: &str) -> Group<'a> {
     let mut g = c.benchmark_group(name);
@@ -65,15 +50,6 @@ fn both(plain: Program) -> [(&'static str, &'static str, Program); 2] {
         ("interp-noopt", "jit-noopt", plain),
         ("interp", "jit", optimized),
     ]
-}
-
-fn compile(path: &Path) -> Program {
-    let compiled = compile_file(path, &CompileOptions::default());
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    Program::new(module).expect("compiler output verifies")
 }
 
 /// The Che++ twins of the core set: `main()` returns the workload's result.
@@ -123,9 +99,9 @@ impl Host for BoardHost {
 
 /// The stateless pattern program: the sum of `main()` over 64 boards.
 fn patterns(c: &mut Criterion<Clock>) {
-    let boards: Vec<BoardView> = positions().iter().take(64).map(board_view).collect();
+    let boards: Vec<BoardView> = oracle_positions().iter().take(64).map(board_view).collect();
     assert_eq!(boards.len(), 64);
-    let plain = compile(&crate_dir().join("advice/patterns.che"));
+    let plain = compile_che_file(&crate_dir().join("advice/patterns.che"));
     let mut g = group(c, "opt/patterns");
     let mut totals = Vec::new();
     for (interp_label, jit_label, program) in both(plain) {
@@ -167,17 +143,8 @@ fn patterns(c: &mut Criterion<Clock>) {
 
 /// The bundled example advice program, reset per position.
 fn shanny(c: &mut Criterion<Clock>) {
-    let positions = positions();
-    let compiled = compile_with(
-        &examples::loader(),
-        Path::new(examples::MAIN),
-        &CompileOptions::default(),
-    );
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    let plain = Program::new(module).expect("verifies");
+    let positions = oracle_positions();
+    let plain = example_program();
     let [(_, _, plain), (_, _, optimized)] = both(plain);
     let plain_code = JitProgram::compile(&plain).expect("compiles");
     let opt_code = JitProgram::compile(&optimized).expect("compiles");

@@ -67,6 +67,33 @@ pub fn load_program(name: &str) -> Program {
     Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Compiles and verifies a Che++ file (unoptimized); panics with the
+/// compiler's diagnostics when it does not compile.
+pub fn compile_che_file(path: &Path) -> Program {
+    let compiled = cvm::che::compile_file(path, &cvm::che::CompileOptions::default());
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Compiles and verifies the bundled example advice program
+/// (`cvm::che::examples`), unoptimized.
+pub fn example_program() -> Program {
+    use cvm::che::examples;
+    let compiled = cvm::che::compile_with(
+        &examples::loader(),
+        Path::new(examples::MAIN),
+        &cvm::che::CompileOptions::default(),
+    );
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    Program::new(module).unwrap_or_else(|e| panic!("example program: {e}"))
+}
+
 /// Compiles the Che++ twin `che/NAME.che` of a workload, through the
 /// loophole optimizer when `optimize` (as `che run` does by default).
 /// `None` when the file is missing.
@@ -75,17 +102,28 @@ pub fn compile_che_workload(name: &str, optimize: bool) -> Option<Program> {
     if !path.exists() {
         return None;
     }
-    let compiled = cvm::che::compile_file(&path, &cvm::che::CompileOptions::default());
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    let program = Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let program = compile_che_file(&path);
     Some(if optimize {
         cvm::opt::optimize(&program).0
     } else {
         program
     })
+}
+
+/// chess-core's oracle file: one JSON line per position.
+const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
+
+/// The positions of chess-core's oracle file (240 from games and test
+/// suites), in file order: the `"fen"` field of each line.
+pub fn oracle_positions() -> Vec<chess_core::Position> {
+    ORACLE
+        .lines()
+        .filter_map(|line| {
+            let rest = line.split("\"fen\":\"").nth(1)?;
+            let fen = rest.split('"').next()?;
+            chess_core::Position::from_fen(fen).ok()
+        })
+        .collect()
 }
 
 /// The native Rust versions of the workloads.

@@ -10,27 +10,10 @@
 //!
 //! Run: `cargo run --release -p che-benches --bin opstats`
 
-use che_benches::crate_dir;
+use che_benches::{compile_che_file, crate_dir, example_program, oracle_positions};
 use chess_core::host::AdviceHost;
-use chess_core::Position;
-use cvm::che::{self, CompileOptions};
 use cvm::profile::OpcodeProfile;
 use cvm::{Interpreter, NoHost, NullOutput, Program};
-
-const ORACLE: &str = include_str!("../../../chess-core/tests/data/oracle/oracle.jsonl");
-
-/// The positions the advice programs are profiled on: chess-core's oracle
-/// file (240 positions from games and test suites), in file order.
-fn positions() -> Vec<Position> {
-    ORACLE
-        .lines()
-        .filter_map(|line| {
-            let rest = line.split("\"fen\":\"").nth(1)?;
-            let fen = rest.split('"').next()?;
-            Position::from_fen(fen).ok()
-        })
-        .collect()
-}
 
 fn profile(program: &Program, host: &mut dyn cvm::Host) -> OpcodeProfile {
     let mut prof = OpcodeProfile::new(program.module());
@@ -52,11 +35,7 @@ fn main() {
     };
 
     for w in che_benches::WORKLOADS {
-        let path = crate_dir().join("che").join(format!("{}.che", w.name));
-        let module = che::compile_file(&path, &CompileOptions::default())
-            .into_result()
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let plain = Program::new(module).expect("verifies");
+        let plain = compile_che_file(&crate_dir().join("che").join(format!("{}.che", w.name)));
         let (opt, _) = cvm::opt::optimize(&plain);
         add(
             format!("{} (Che++)", w.name),
@@ -65,24 +44,12 @@ fn main() {
         );
     }
 
-    let positions = positions();
-    let loader = che::examples::loader();
-    let example = che::compile_with(
-        &loader,
-        std::path::Path::new(che::examples::MAIN),
-        &CompileOptions::default(),
-    )
-    .into_result()
-    .unwrap_or_else(|e| panic!("example: {e}"));
+    let positions = oracle_positions();
     let path = crate_dir().join("advice/patterns.che");
-    let patterns = che::compile_file(&path, &CompileOptions::default())
-        .into_result()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    for (name, module) in [
-        ("example advice program", example),
-        ("pattern advice program", patterns),
+    for (name, plain) in [
+        ("example advice program", example_program()),
+        ("pattern advice program", compile_che_file(&path)),
     ] {
-        let plain = Program::new(module).expect("verifies");
         let (opt, _) = cvm::opt::optimize(&plain);
         let (mut p_sum, mut o_sum) = (OpcodeProfile::default(), OpcodeProfile::default());
         for pos in &positions {
