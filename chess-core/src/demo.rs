@@ -12,6 +12,7 @@ use cvm::che::{self, CompileOptions};
 use cvm::chess::advice::AdviceTable;
 use cvm::chess::lit;
 use cvm::chess::style::STYLE_PARAMS;
+use cvm::interp::Profiler;
 use cvm::{CollectOutput, Interpreter, OutputLine, Program};
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -61,8 +62,14 @@ pub struct Demo {
     pub files: Vec<String>,
     /// CVM instructions before optimization.
     pub instructions: usize,
-    /// CVM instructions after the loophole optimizer.
+    /// CVM instructions after the loophole optimizer (inlining can make
+    /// this larger than [`Demo::instructions`]).
     pub optimized_instructions: usize,
+    /// CVM instructions the interpreter executes running `main()` on the
+    /// unoptimized program.
+    pub executed: u64,
+    /// The same count for the optimized program.
+    pub optimized_executed: u64,
     /// The interpreter's run, then the JIT's.
     pub runs: [BackendRun; 2],
 }
@@ -73,6 +80,42 @@ impl Demo {
     pub fn agree(&self) -> bool {
         self.runs[0].output == self.runs[1].output && self.runs[0].advice == self.runs[1].advice
     }
+}
+
+/// Counts executed instructions.
+#[derive(Default)]
+struct StepCount(u64);
+
+impl Profiler for StepCount {
+    fn step(&mut self, _: u32) {
+        self.0 += 1;
+    }
+}
+
+/// Runs `main()` of `program` on the interpreter, counting executed CVM
+/// instructions.
+fn count_executed(
+    program: &Program,
+    position: &Position,
+    compiled: &che::Compilation,
+) -> Result<u64, DemoError> {
+    let entry = program
+        .module()
+        .entry
+        .ok_or_else(|| DemoError::Compile("the program has no main()".into()))?;
+    let mut host = AdviceHost::new(position);
+    let mut interp = Interpreter::new(program);
+    let mut steps = StepCount::default();
+    interp
+        .call_profiled(
+            entry,
+            &[],
+            &mut host,
+            &mut CollectOutput::default(),
+            &mut steps,
+        )
+        .map_err(|e| DemoError::Runtime(compiled.render_runtime_error(&e)))?;
+    Ok(steps.0)
 }
 
 fn count_instructions(program: &Program) -> usize {
@@ -142,6 +185,8 @@ pub fn run(fen: &str) -> Result<Demo, DemoError> {
             .collect(),
         instructions: count_instructions(&plain),
         optimized_instructions: count_instructions(&program),
+        executed: count_executed(&plain, &position, &compiled)?,
+        optimized_executed: count_executed(&program, &position, &compiled)?,
         runs: [interp_run, jit_run],
     })
 }
@@ -226,6 +271,11 @@ impl fmt::Display for Demo {
             f,
             "CVM instructions: {} compiled, {} after the loophole optimizer",
             self.instructions, self.optimized_instructions
+        )?;
+        writeln!(
+            f,
+            "CVM instructions executed by main(): {} compiled, {} optimized",
+            self.executed, self.optimized_executed
         )?;
         writeln!(f, "Position: {}", self.fen)?;
         writeln!(f)?;

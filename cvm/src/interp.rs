@@ -238,6 +238,16 @@ enum Op {
     Fuel {
         k: u32,
     },
+    /// An inlined call of a callee that makes no calls, `k` frames deep:
+    /// the depth check such a call would make, then one unit of fuel.
+    Enter {
+        k: u32,
+    },
+    /// An inlined call of a callee that calls: the depth check and the
+    /// fuel of a call, and one frame counted until the next `Leave`.
+    EnterF,
+    /// Ends the frame counted by an `EnterF`.
+    Leave,
     /// A folded pattern: intrinsic, mode and mask are in `aux[aux]` (`a`,
     /// `b` = mask low and high words, `target` = intrinsic | mode << 31);
     /// the scalar argument is in `base`.
@@ -248,6 +258,12 @@ enum Op {
     AddI {
         r: Reg,
         k: i32,
+    },
+    /// `dst <- src + k` for an immediate that fits 16 bits (`ldl.add.i`).
+    AddIM {
+        dst: Reg,
+        src: Reg,
+        k: i16,
     },
     // Compare-and-branch ops: the target is in the `Word` that follows.
     JEq {
@@ -613,6 +629,12 @@ impl<'p> Interpreter<'p> {
         let frames = &mut self.frames;
         let texts = &self.program.module().texts;
         let max_depth = self.limits.max_depth.max(1) as usize;
+        // The depth limit less the inlined frames open (`enter.f` without
+        // its `leave`): a call is too deep when `depth + 1 >= room`, exactly
+        // when it would be in the program without inlining. The verifier
+        // balances `enter.f` and `leave`, so `room` is back at `max_depth`
+        // whenever no inlined frame is open.
+        let mut room = max_depth;
         let mut fuel = fuel_limit;
 
         let mut pc = start_pc;
@@ -844,6 +866,7 @@ impl<'p> Interpreter<'p> {
                 Op::Ge { dst, a, b } => bin!(dst, a, b, |x, y| (x >= y) as i32),
                 Op::LNot { dst, a } => set!(dst, (r!(a) == 0) as i32),
                 Op::AddI { r, k } => set!(r, r!(r).wrapping_add(k)),
+                Op::AddIM { dst, src, k } => set!(dst, r!(src).wrapping_add(i32::from(k))),
                 Op::ForLB { dst, aux: x } | Op::ForXB { dst, aux: x } => {
                     let Aux {
                         a,
@@ -951,9 +974,25 @@ impl<'p> Interpreter<'p> {
                         jump!(target);
                     }
                 }
+                Op::Enter { k } => {
+                    let at = pc - 1;
+                    if depth.saturating_add(k as usize) >= room {
+                        break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
+                    }
+                    charge!(at);
+                }
+                Op::EnterF => {
+                    let at = pc - 1;
+                    if depth + 1 >= room {
+                        break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
+                    }
+                    charge!(at);
+                    room -= 1;
+                }
+                Op::Leave => room += 1,
                 Op::Call { func, base } => {
                     let at = pc - 1;
-                    if depth + 1 >= max_depth {
+                    if depth + 1 >= room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
                     charge!(at);
@@ -1242,6 +1281,9 @@ fn translate(program: &Program) -> Translation {
                     ops[2],
                 ),
                 Opcode::Fuel => Op::Fuel { k: ops[0] },
+                Opcode::Enter => Op::Enter { k: ops[0] },
+                Opcode::EnterF => Op::EnterF,
+                Opcode::Leave => Op::Leave,
                 Opcode::PatAll | Opcode::PatAny => {
                     let mode_bit = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
                     Op::Pat {
@@ -1465,6 +1507,26 @@ fn translate(program: &Program) -> Translation {
                 }
                 Opcode::Ret => Op::Ret,
                 Opcode::RetV => Op::RetV { src: st(1) },
+                Opcode::RetVL => Op::RetV { src: ops[0] as Reg },
+                Opcode::LdlAddI => match i16::try_from(ops[1] as i32) {
+                    Ok(k) => Op::AddIM {
+                        dst: push,
+                        src: ops[0] as Reg,
+                        k,
+                    },
+                    Err(_) => {
+                        // A wide immediate: a move, then the add in place.
+                        origin.push(i.offset);
+                        code.push(Op::Mov {
+                            dst: push,
+                            src: ops[0] as Reg,
+                        });
+                        Op::AddI {
+                            r: push,
+                            k: ops[1] as i32,
+                        }
+                    }
+                },
                 Opcode::Intr => {
                     let n = INTRINSICS[ops[0] as usize].params.len() as u32;
                     Op::Intr {

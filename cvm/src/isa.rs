@@ -374,6 +374,12 @@ isa_table! {
         "Calls an intrinsic with the arguments on the stack.";
     Fuel = 0x64, "fuel", [Imm], Effect::Fixed(&[], &[]), Next, [Fuel],
         "Charges imm units of fuel (the optimizer's way to keep fuel accounting exact when it removes a charged jump).";
+    Enter = 0x65, "enter", [Imm], Effect::Fixed(&[], &[]), Next, [Depth, Fuel],
+        "The entry of an inlined call of a callee that makes no calls, imm frames deep in the current frame: raises the call-depth error where a call that deep would, then charges one unit of fuel.";
+    EnterF = 0x66, "enter.f", [], Effect::Fixed(&[], &[]), Next, [Depth, Fuel],
+        "The entry of an inlined call of a callee that makes calls: checks depth and charges fuel as a call would, and counts one frame against the depth limit until the matching leave.";
+    Leave = 0x67, "leave", [], Effect::Fixed(&[], &[]), Next, [],
+        "The end of an inlined call entered with enter.f: the frame it counted no longer counts.";
     Write = 0x70, "write", [], Effect::Fixed(&[I], &[]), Next, [],
         "Pops a value and writes it to the output as one line.";
     TextOut = 0x71, "textout", [Text], Effect::Fixed(&[], &[]), Next, [],
@@ -402,6 +408,10 @@ isa_table! {
         "Pushes the element of a list parameter at the index held by an int local (ldl p; ldl s; ldx).";
     StxL = 0x8B, "stx.l", [ListLocal, IntLocal], Effect::Fixed(&[I], &[]), Next, [ListBounds],
         "Pops a value into the element of a list parameter at the index held by an int local.";
+    LdlAddI = 0x8C, "ldl.add.i", [IntLocal, Imm], Effect::Fixed(&[], &[I]), Next, [],
+        "Pushes an int local plus imm, wrapping (ldl s; add.i imm): an argument like n-1.";
+    RetVL = 0x8D, "retv.l", [IntLocal], Effect::Fixed(&[], &[]), ReturnValue, [],
+        "Returns the value of an int local from a function (ldl s; retv).";
     JEq = 0x90, "jeq", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],
         "Pops b and a and jumps if a = b (eq; jnz).";
     JNe = 0x91, "jne", [Target], Effect::Fixed(&[I, I], &[]), Branch, [Fuel],

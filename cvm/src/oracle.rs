@@ -378,10 +378,15 @@ pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), S
 /// tests draw them: the defaults while the top bit is clear, otherwise bits
 /// 0 to 5 switch constant folding, operand forms, compare-and-branch
 /// fusion, list folding, load pairing and loop inversion on, so that rules
-/// meet code shaped by the others' absence.
+/// meet code shaped by the others' absence, and bit 6 inlining. With the
+/// top bit clear, bit 6 turns on the inlining of recursive functions into
+/// themselves (off by default).
 pub fn optimizer_options(bits: u8) -> crate::opt::Options {
     let mut o = crate::opt::Options::default();
-    if bits & 0x80 != 0 {
+    if bits & 0x80 == 0 {
+        o.inline_limits.recursive = bits & 0x40 != 0;
+    } else {
+        o.inline = bits & 0x40 != 0;
         o.rules.fold = bits & 1 != 0;
         o.rules.operand_forms = bits & 2 != 0;
         o.rules.compare_branch = bits & 4 != 0;

@@ -16,7 +16,12 @@
 //!   `ret` and functions with `retv`, so every path of a value-returning
 //!   function returns a value;
 //! - list references are only stored where the stack or a list parameter
-//!   holds them, so no code can forge one.
+//!   holds them, so no code can forge one;
+//! - every `enter.f` (an inlined call that itself calls) is matched by one
+//!   `leave` on every path: each instruction is reached inside the same
+//!   number of open inlined frames along every path, `leave` never closes
+//!   a frame that is not open and no function returns with one open. The
+//!   backends rely on this to count inlined frames against the depth limit.
 //!
 //! The abstract interpretation visits each instruction once. Stack states
 //! are hash-consed (each state is a node "type on top of parent state"), so
@@ -28,7 +33,7 @@
 //! place.
 
 use crate::intrinsics::INTRINSICS;
-use crate::isa::{instructions, DecodeError, Effect, Flow, Instr, OperandKind, Ty};
+use crate::isa::{instructions, DecodeError, Effect, Flow, Instr, Opcode, OperandKind, Ty};
 use crate::module::{Module, TableError};
 use std::collections::HashMap;
 use std::fmt;
@@ -144,6 +149,21 @@ pub enum CodeError {
     /// `ret` in a function.
     #[error("ret without a value in a function that returns a value")]
     NoValueFromFunction,
+    /// Two paths reach an instruction inside different numbers of inlined
+    /// frames (`enter.f` not yet matched by `leave`).
+    #[error("inlined-frame mismatch at a join: {first} open on one path, {second} on another")]
+    FrameMismatch {
+        /// Open inlined frames on one path.
+        first: u32,
+        /// On the other.
+        second: u32,
+    },
+    /// `leave` with no inlined frame open.
+    #[error("leave without a matching enter.f")]
+    LeaveWithoutEnter,
+    /// A return while an inlined frame is open.
+    #[error("return with {0} inlined frame(s) open (enter.f without leave)")]
+    ReturnInFrame(u32),
 }
 
 /// A stack's types, bottom to top, for error messages.
@@ -335,18 +355,22 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
     }
 
     let mut states = States::new();
-    let mut state_at: Vec<Option<u32>> = vec![None; instrs.len()];
+    // Per instruction: the stack state and the number of open inlined
+    // frames (`enter.f` not yet closed by `leave`) before it.
+    let mut state_at: Vec<Option<(u32, u32)>> = vec![None; instrs.len()];
     let mut work: Vec<usize> = Vec::new();
     let mut max_depth = 0u32;
     if !instrs.is_empty() {
-        state_at[0] = Some(EMPTY);
+        state_at[0] = Some((EMPTY, 0));
         work.push(0);
     }
 
     while let Some(i) = work.pop() {
         let info = instrs[i];
         let offset = info.offset;
-        let Some(state) = state_at[i] else { continue };
+        let Some((state, level)) = state_at[i] else {
+            continue;
+        };
         let instr = info.instr;
         let op = instr.opcode.info();
 
@@ -525,6 +549,17 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
         }
         max_depth = max_depth.max(depth);
 
+        let level = match instr.opcode {
+            Opcode::EnterF => level + 1,
+            Opcode::Leave => match level.checked_sub(1) {
+                Some(l) => l,
+                None => return Err(fail(offset, CodeError::LeaveWithoutEnter)),
+            },
+            _ => level,
+        };
+        if matches!(op.flow, Flow::Return | Flow::ReturnValue) && level != 0 {
+            return Err(fail(offset, CodeError::ReturnInFrame(level)));
+        }
         let mut successors: [(Option<usize>, u32); 2] = [(None, 0), (None, 0)];
         match op.flow {
             Flow::Next => successors[0] = (Some(i + 1), stack),
@@ -560,11 +595,10 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
             }
             match state_at[j] {
                 None => {
-                    state_at[j] = Some(s);
+                    state_at[j] = Some((s, level));
                     work.push(j);
                 }
-                Some(existing) if existing == s => {}
-                Some(existing) => {
+                Some((existing, _)) if existing != s => {
                     return Err(fail(
                         instrs[j].offset,
                         CodeError::JoinMismatch {
@@ -573,12 +607,22 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
                         },
                     ))
                 }
+                Some((_, l)) if l != level => {
+                    return Err(fail(
+                        instrs[j].offset,
+                        CodeError::FrameMismatch {
+                            first: l,
+                            second: level,
+                        },
+                    ))
+                }
+                Some(_) => {}
             }
         }
     }
 
     for (info, s) in instrs.iter_mut().zip(&state_at) {
-        info.depth = s.map(|s| states.depth(s));
+        info.depth = s.map(|(s, _)| states.depth(s));
     }
     Ok(FunctionInfo { instrs, max_depth })
 }

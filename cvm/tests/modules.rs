@@ -622,3 +622,38 @@ fn builder_relocates_targets_and_computes_stack() {
         .expect("runs");
     assert_eq!(r.value(), Some(4));
 }
+
+#[test]
+fn inlined_frames_must_balance() {
+    let h = "params 0 lists 0 locals 1 stack 2 value";
+    // Balanced on every path: verifies.
+    let ok = func(
+        "    enter.f\n    ldl 0\n    jz L\n    enter 2\n    push 1\n    stl 0\nL:\n    leave\n    push 0\n    retv",
+        h,
+    );
+    assert!(Program::new(assemble(&ok).expect("assembles")).is_ok());
+    assert!(matches!(
+        code_err(&func("    leave\n    push 0\n    retv", h)),
+        CodeError::LeaveWithoutEnter
+    ));
+    assert!(matches!(
+        code_err(&func("    enter.f\n    push 0\n    retv", h)),
+        CodeError::ReturnInFrame(1)
+    ));
+    // One path closes the frame, the other does not.
+    assert!(matches!(
+        code_err(&func(
+            "    enter.f\n    ldl 0\n    jz L\n    leave\nL:\n    halt",
+            h
+        )),
+        CodeError::FrameMismatch { .. }
+    ));
+    // A loop that opens a frame per iteration without closing it.
+    assert!(matches!(
+        code_err(&func("L:\n    enter.f\n    ldl 0\n    jz L\n    halt", h)),
+        CodeError::FrameMismatch { .. }
+    ));
+    // halt may leave frames open: nothing runs after it.
+    let halt = func("    enter.f\n    halt", h);
+    assert!(Program::new(assemble(&halt).expect("assembles")).is_ok());
+}

@@ -65,7 +65,7 @@ fn algebraic_simplification_and_strength_reduction() {
             "    ldl 0\n    push 0\n    add\n    push 1\n    mul\n    retv",
             H
         ),
-        vec![Ldl, RetV]
+        vec![RetVL]
     );
     assert_eq!(
         opt_ops("    ldl 0\n    push 2\n    mul\n    retv", H),
@@ -77,14 +77,14 @@ fn algebraic_simplification_and_strength_reduction() {
     );
     assert_eq!(
         opt_ops("    ldl 0\n    neg\n    neg\n    retv", H),
-        vec![Ldl, RetV]
+        vec![RetVL]
     );
     assert_eq!(
         opt_ops(
             "    ldl 0\n    push 3\n    add\n    push 4\n    sub\n    retv",
             H
         ),
-        vec![Ldl, AddI, RetV]
+        vec![LdlAddI, RetV]
     );
     assert_eq!(
         opt_ops("    ldl 0\n    pop\n    push 1\n    retv", H),
@@ -98,7 +98,7 @@ fn compare_and_branch_fusion() {
     let loop_ = "L:\n    ldl 2\n    push 10\n    lt\n    jz E\n    incl 2\n    jmp L\nE:\n    ldl 2\n    retv";
     // The loop is also inverted: the test is copied to the bottom, where it
     // fuses with the increment; `fuel 1` keeps fuel exact on the way out.
-    assert_eq!(opt_ops(loop_, H), vec![JGeLI, IncJLtLI, Fuel, Ldl, RetV]);
+    assert_eq!(opt_ops(loop_, H), vec![JGeLI, IncJLtLI, Fuel, RetVL]);
     let eq =
         "    ldl 0\n    push 3\n    eq\n    jz E\n    push 1\n    retv\nE:\n    push 2\n    retv";
     assert_eq!(opt_ops(eq, H), vec![JNeLI, Push, RetV, Push, RetV]);
@@ -139,7 +139,7 @@ fn operand_forms() {
             "    ldl 1\n    ldl 1\n    pop\n    pop\n    ldl 0\n    retv",
             H
         ),
-        vec![Ldl, RetV]
+        vec![RetVL]
     );
     assert_eq!(
         opt_ops("    ldl 0\n    ldl 2\n    add\n    retv", H),

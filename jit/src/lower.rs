@@ -15,6 +15,11 @@
 //! and every caller returns it on at once, so an error unwinds all compiled
 //! frames by ordinary returns. `depth_left` is the call-depth limit minus
 //! the frames below; a call with `depth_left <= 1` is the depth error.
+//! Calls the optimizer inlined at the CVM level keep those checks:
+//! `enter k` (a callee that makes no calls, `k` frames deep) fails when
+//! `depth_left <= k`; `enter.f` fails as a call does and then lowers
+//! `depth_left` by one until its `leave`, so calls inside the inlined body
+//! see the depth they would have seen without inlining.
 //!
 //! Errors never use Cranelift traps: each check branches to a cold block that
 //! records the error kind, the CVM code offset and the fuel left in the
@@ -158,7 +163,9 @@ pub(crate) struct Lower<'a, 'b> {
     fuel: Variable,
     /// The context pointer.
     pub ctx: Value,
-    depth_left: Value,
+    /// The depth left for calls (see the module documentation), a variable
+    /// because `enter.f` and `leave` (inlined frames) change it.
+    depth_left: Variable,
     globals: Value,
     heap: Value,
     lists: Value,
@@ -204,7 +211,8 @@ impl<'a, 'b> Lower<'a, 'b> {
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
         let ctx = params[0];
-        let depth_left = params[2];
+        let depth_left = b.declare_var(types::I32);
+        b.def_var(depth_left, params[2]);
         b.def_var(fuel, params[1]);
         let zero = b.ins().iconst(types::I32, 0);
         for (i, &v) in slots.iter().enumerate() {
@@ -910,6 +918,11 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let r = self.b.ins().iadd_imm_s(a, i64::from(imm));
                 self.set(d - 1, r);
             }
+            Opcode::LdlAddI => {
+                let a = self.slot(ops[0]);
+                let r = self.b.ins().iadd_imm_s(a, i64::from(ops[1] as i32));
+                self.set(d, r);
+            }
             Opcode::MulI => {
                 let a = self.get(d - 1);
                 let r = self.b.ins().imul_imm_s(a, i64::from(imm));
@@ -938,6 +951,18 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.branch(c, offset, ops[2], next);
             }
             Opcode::Fuel => self.charge_n(ops[0], offset),
+            Opcode::Enter => {
+                self.call_checks(ops[0], offset);
+            }
+            Opcode::EnterF => {
+                let left = self.call_checks(1, offset);
+                self.b.def_var(self.depth_left, left);
+            }
+            Opcode::Leave => {
+                let left = self.b.use_var(self.depth_left);
+                let up = self.b.ins().iadd_imm_s(left, 1);
+                self.b.def_var(self.depth_left, up);
+            }
             Opcode::PatAll | Opcode::PatAny => {
                 let any = instr.opcode == Opcode::PatAny;
                 let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
@@ -1040,6 +1065,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let v = self.get(d - 1);
                 self.ret_value(v);
             }
+            Opcode::RetVL => {
+                let v = self.slot(ops[0]);
+                self.ret_value(v);
+            }
             Opcode::Intr => self.intrinsic(ops[0], d, offset),
             Opcode::Write => {
                 let v = self.get(d - 1);
@@ -1094,14 +1123,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn call(&mut self, callee: u32, d: u32, offset: u32) {
         let arity = self.env.module.functions[callee as usize].arity();
         let returns = self.env.module.functions[callee as usize].returns_value;
-        // Depth first, then fuel, as the interpreter checks them.
-        let too_deep = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, self.depth_left, 1);
-        self.trap_if(too_deep, Some(trap::CALL_DEPTH), offset, None, None);
-        self.charge(offset);
-        let depth = self.b.ins().iadd_imm_s(self.depth_left, -1);
+        let depth = self.call_checks(1, offset);
         if self.inline_call(callee, d, depth) {
             return;
         }
@@ -1117,6 +1139,20 @@ impl<'a, 'b> Lower<'a, 'b> {
         if returns {
             self.set(d - arity, results[0]);
         }
+    }
+
+    /// The checks of a call `k` frames deeper than the current one: depth
+    /// first, then fuel, as the interpreter makes them. Returns the
+    /// `depth_left` one frame down.
+    fn call_checks(&mut self, k: u32, offset: u32) -> Value {
+        let left = self.b.use_var(self.depth_left);
+        let too_deep = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, left, i64::from(k));
+        self.trap_if(too_deep, Some(trap::CALL_DEPTH), offset, None, None);
+        self.charge(offset);
+        self.b.ins().iadd_imm_s(left, -1)
     }
 
     /// Lowers the body of a small callee in place of a native call, after
@@ -1157,12 +1193,14 @@ impl<'a, 'b> Lower<'a, 'b> {
         let cont = self.b.create_block();
         self.b.append_block_param(cont, types::I32);
         let blocks = leaders(&mut self.b, info);
+        let depth_var = self.b.declare_var(types::I32);
+        self.b.def_var(depth_var, depth);
         let saved = (
             std::mem::replace(&mut self.info, info),
             std::mem::replace(&mut self.slots, slots),
             std::mem::replace(&mut self.stack, stack),
             std::mem::replace(&mut self.known, vec![None; nstack]),
-            std::mem::replace(&mut self.depth_left, depth),
+            std::mem::replace(&mut self.depth_left, depth_var),
             std::mem::replace(&mut self.blocks, blocks),
             self.ret_to.replace(cont),
         );

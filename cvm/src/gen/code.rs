@@ -52,6 +52,8 @@ pub(super) struct Ctx<'a, 'b> {
     pub file: Option<u32>,
     /// The last line number given out.
     pub line: u32,
+    /// Inlined frames open (`enter.f` not yet closed by `leave`).
+    pub frames: u32,
 }
 
 const BINARY: [Opcode; 14] = [
@@ -134,6 +136,12 @@ impl Ctx<'_, '_> {
 
     /// Emits the code of a return appropriate for this function.
     pub(super) fn ret(&mut self, f: &mut FunctionBuilder<'_>) {
+        if self.me.returns && self.bytes.chance(15) {
+            if let Some(s) = self.int_slot() {
+                f.emit(Opcode::RetVL, &[s]);
+                return;
+            }
+        }
         if self.me.returns {
             self.expr(f, 1);
             f.emit(Opcode::RetV, &[]);
@@ -255,6 +263,9 @@ impl Ctx<'_, '_> {
         match choice {
             0 => f.emit(Opcode::Push, &[self.bytes.imm() as u32]),
             1 => match self.int_slot() {
+                Some(s) if self.bytes.chance(20) => {
+                    f.emit(Opcode::LdlAddI, &[s, self.bytes.imm() as u32])
+                }
                 Some(s) => f.emit(Opcode::Ldl, &[s]),
                 None => f.emit(Opcode::Push, &[1]),
             },
@@ -549,7 +560,7 @@ impl Ctx<'_, '_> {
         let choice = if nest > 2 {
             self.bytes.pick(&SIMPLE)
         } else {
-            self.bytes.below(23)
+            self.bytes.below(25)
         };
         match choice {
             0 | 1 => {
@@ -670,6 +681,16 @@ impl Ctx<'_, '_> {
                 f.emit(Opcode::Write, &[]);
                 f.emit(Opcode::Pop, &[]);
             }
+            23 => f.emit(Opcode::Enter, &[1 + self.bytes.below(4)]),
+            24 => {
+                // The shape of an inlined call that calls: a block inside
+                // an inlined frame.
+                f.emit(Opcode::EnterF, &[]);
+                self.frames += 1;
+                self.block(f, nest + 1);
+                self.frames -= 1;
+                f.emit(Opcode::Leave, &[]);
+            }
             _ => {
                 // early return or, rarely, halt, inside a conditional
                 let skip = f.new_label();
@@ -677,6 +698,10 @@ impl Ctx<'_, '_> {
                 if self.bytes.chance(10) {
                     f.emit(Opcode::Halt, &[]);
                 } else {
+                    // A return leaves every inlined frame first.
+                    for _ in 0..self.frames {
+                        f.emit(Opcode::Leave, &[]);
+                    }
                     self.ret(f);
                 }
                 f.bind(skip);

@@ -221,6 +221,7 @@ pub fn generate(data: &[u8]) -> Module {
             budget: 120,
             file,
             line,
+            frames: 0,
         };
         let stmts = 1 + ctx.bytes.below(8);
         for _ in 0..stmts {

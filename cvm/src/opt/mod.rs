@@ -21,6 +21,7 @@
 //! produce an unverifiable module (a bug), [`optimize`] returns the original
 //! program unchanged instead.
 
+pub mod inline;
 pub mod ir;
 pub mod jumps;
 pub mod peephole;
@@ -41,6 +42,8 @@ pub struct Report {
     pub rewrites: usize,
     /// Control-flow changes applied.
     pub jump_changes: usize,
+    /// Calls inlined.
+    pub inlined: usize,
     /// True when the result failed verification and the original was kept.
     pub fell_back: bool,
 }
@@ -52,6 +55,10 @@ pub struct Options {
     pub rules: Rules,
     /// Whether loops are inverted (test copied to the bottom).
     pub invert_loops: bool,
+    /// Whether small callees are inlined ([`inline`]).
+    pub inline: bool,
+    /// The size limits of inlining.
+    pub inline_limits: inline::Limits,
 }
 
 impl Default for Options {
@@ -59,6 +66,8 @@ impl Default for Options {
         Options {
             rules: Rules::default(),
             invert_loops: true,
+            inline: true,
+            inline_limits: inline::Limits::default(),
         }
     }
 }
@@ -102,24 +111,54 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
         fold_lists: false,
         pair_loads: options.rules.pair_loads,
     };
-    for (index, info) in program.function_infos().iter().enumerate() {
-        let f = &module.functions[index];
-        let facts = peephole::Facts {
-            int_slot: (0..f.frame_slots())
-                .map(|s| f.slot_type(s) == Some(crate::isa::Ty::Int))
-                .collect(),
-            constant_lists: constant_lists.clone(),
-        };
-        let mut body = Body::lift(module, info);
+    let facts_of = |f: &crate::module::Function| peephole::Facts {
+        int_slot: (0..f.frame_slots())
+            .map(|s| f.slot_type(s) == Some(crate::isa::Ty::Int))
+            .collect(),
+        constant_lists: constant_lists.clone(),
+    };
+    let rounds = |body: &mut Body, facts: &peephole::Facts, report: &mut Report| {
         for _ in 0..MAX_ROUNDS {
-            let r = peephole::run(&mut body.items, main_rules, &facts);
-            let j = jumps::run(&mut body, options.invert_loops);
+            let r = peephole::run(&mut body.items, main_rules, facts);
+            let j = jumps::run(body, options.invert_loops);
             report.rewrites += r;
             report.jump_changes += j;
             if r + j == 0 {
                 break;
             }
         }
+    };
+    let mut bodies: Vec<Body> = Vec::with_capacity(module.functions.len());
+    for (index, info) in program.function_infos().iter().enumerate() {
+        let mut body = Body::lift(module, info);
+        rounds(&mut body, &facts_of(&module.functions[index]), &mut report);
+        bodies.push(body);
+    }
+    if options.inline {
+        // Callees first, so that what is inlined is already optimized and
+        // chains of small functions flatten; each caller is optimized
+        // again with the bodies it received.
+        for f in inline::callees_first(&bodies) {
+            let mut body = bodies[f].clone();
+            let mut func = out.functions[f].clone();
+            let n = inline::inline_calls(
+                f,
+                &mut body,
+                &mut func,
+                &bodies,
+                &out.functions,
+                options.inline_limits,
+            );
+            if n > 0 {
+                report.inlined += n;
+                rounds(&mut body, &facts_of(&func), &mut report);
+                bodies[f] = body;
+                out.functions[f] = func;
+            }
+        }
+    }
+    for (index, mut body) in bodies.into_iter().enumerate() {
+        let facts = facts_of(&out.functions[index]);
         report.rewrites += peephole::run(&mut body.items, pairing, &facts);
         let start = out.code.len() as u32;
         body.lower(start, &mut out.code, &mut out.lines.entries);

@@ -44,9 +44,11 @@ pub struct Rules {
     /// Constant square lists of pattern intrinsics folded into masks
     /// (`pat.all`, `pat.any`).
     pub fold_lists: bool,
-    /// Pairs of int-local loads fused into `ldl2`. This runs as a last
-    /// stage, after every other rule is done, because a pair would hide
-    /// each load from the rules above.
+    /// Loads of int locals fused with what follows them: pairs of loads
+    /// into `ldl2`, a load and `add.i` into `ldl.add.i`, a load and `retv`
+    /// into `retv.l`. This runs as a last stage, after every other rule
+    /// (and inlining) is done, because a fused load would hide the load
+    /// from the rules above.
     pub pair_loads: bool,
 }
 
@@ -425,6 +427,14 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
             let int = |s: u32| facts.int_slot.get(s as usize).copied().unwrap_or(false);
             if a.op() == Ldl && last.op() == Ldl && int(a.arg(0)) && int(last.arg(0)) {
                 return Some((2, vec![ins(Ldl2, &[a.arg(0), last.arg(0)])]));
+            }
+            // ldl s; add.i k -> ldl.add.i s k (an argument like n-1)
+            if a.op() == Ldl && last.op() == AddI && int(a.arg(0)) {
+                return Some((2, vec![ins(LdlAddI, &[a.arg(0), last.arg(0)])]));
+            }
+            // ldl s; retv -> retv.l s
+            if a.op() == Ldl && last.op() == RetV && int(a.arg(0)) {
+                return Some((2, vec![ins(RetVL, &[a.arg(0)])]));
             }
         }
     }
