@@ -61,6 +61,32 @@ E:
     optimized_agrees_for_all_fuel(asm, 6);
 }
 
+/// The fix above gives a threaded jump the position of the jump that
+/// charges; in the one function that starts before a module's first line
+/// entry, that put a position ahead of instructions without one, which a
+/// line table cannot express: they took the jump's position, so an error
+/// at the unpositioned `call` reported a line (found by fuzzing the
+/// optimizer). Such a function now keeps its original code.
+#[test]
+fn a_threaded_jump_does_not_lend_its_position_to_code_without_one() {
+    let asm = r#"
+.file "mixed.cvm"
+.global g 0
+.entry main
+.func main params 0 lists 0 locals 0 stack 1 value
+L:
+    ldg g
+    jnz B
+    call main
+    stg g
+    .loc 0 3 1
+B:
+    jmp L
+.end
+"#;
+    optimized_agrees_for_all_fuel(asm, 8);
+}
+
 /// Jump threading turned a forward jump to a backward `jmp` into one
 /// backward jump that pays the charge the second jump paid, but kept the
 /// first jump's source position: out of fuel there reported the wrong

@@ -160,6 +160,16 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
     for (index, mut body) in bodies.into_iter().enumerate() {
         let facts = facts_of(&out.functions[index]);
         report.rewrites += peephole::run(&mut body.items, pairing, &facts);
+        if !positions_in_order(&body) {
+            // Only the function holding a module's first line entry can
+            // mix instructions with and without positions, and a line
+            // table can only say "no position" before its first entry. A
+            // rewrite that gave an instruction a position ahead of ones
+            // without (a threaded jump taking its target's position) would
+            // lend that position to them, so that function stays as it was.
+            body = Body::lift(module, &program.function_infos()[index]);
+            out.functions[index] = module.functions[index].clone();
+        }
         let start = out.code.len() as u32;
         body.lower(start, &mut out.code, &mut out.lines.entries);
         let f = &mut out.functions[index];
@@ -181,6 +191,20 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
         Ok(p) => (p, report),
         Err(_) => fallback(program, report),
     }
+}
+
+/// Whether no instruction without a source position follows one with a
+/// position, which is what a line table can express.
+fn positions_in_order(body: &Body) -> bool {
+    let mut seen_position = false;
+    for ins in body.instrs() {
+        match ins.pos {
+            Some(_) => seen_position = true,
+            None if seen_position => return false,
+            None => {}
+        }
+    }
+    true
 }
 
 fn fallback(program: &Program, mut report: Report) -> (Program, Report) {
