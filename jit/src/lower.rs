@@ -619,13 +619,15 @@ impl<'a, 'b> Lower<'a, 'b> {
         target: u32,
         next: Option<u32>,
     ) {
-        let found = self.b.ins().icmp_imm_s(IntCC::NotEqual, elem, -1);
+        let done = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
         let take = self.b.create_block();
         let fall = match next {
             Some(n) => self.block_at(n),
             None => self.b.create_block(),
         };
-        self.b.ins().brif(found, take, &[], fall, &[]);
+        // The back edge second, as in `branch`: the loop continues
+        // straight on, the exit is the taken jump.
+        self.b.ins().brif(done, fall, &[], take, &[]);
         self.b.switch_to_block(take);
         self.set(d, elem);
         let advanced = self.b.ins().iadd_imm_s(cursor, 1);
