@@ -3,24 +3,31 @@
 //! intrinsic calls, code bytes and microseconds per CVM instruction (the
 //! median of several compilations). Che++ programs are compiled and then
 //! optimized (`cvm::opt::optimize`), as `che run` does; `.asm` files are
-//! taken as written.
+//! taken as written unless `--opt-asm` is given (the JIT bench optimizes
+//! them).
 //!
-//! `cargo run --release -p jit --example compile_stats -- [--noopt] [--listing] [--objdump] FILE...`
+//! `cargo run --release -p jit --example compile_stats -- [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] FILE...`
 //!
-//! `--noopt` skips the optimizer; `--listing` prints Cranelift's listing of
-//! every function after the table, `--objdump` the final machine code
-//! disassembled by `objdump` (when installed).
+//! `--noopt` skips the optimizer; `--cvm` prints the CVM listing the JIT
+//! compiles, `--listing` Cranelift's listing of every function after the
+//! table, `--objdump` the final machine code disassembled by `objdump`
+//! (when installed).
 
 use cvm::che::{compile_file, CompileOptions};
 use cvm::{asm, Program};
 use jit::JitProgram;
 use std::path::Path;
 
-fn load(path: &Path, optimize: bool) -> Result<Program, String> {
+fn load(path: &Path, optimize: bool, opt_asm: bool) -> Result<Program, String> {
     let module = if path.extension().is_some_and(|e| e == "asm") {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        return Program::new(asm::assemble(&text).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string());
+        let program = Program::new(asm::assemble(&text).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        return Ok(if optimize && opt_asm {
+            cvm::opt::optimize(&program).0
+        } else {
+            program
+        });
     } else {
         let c = compile_file(path, &CompileOptions::default());
         c.module.clone().ok_or_else(|| c.render_diagnostics())?
@@ -65,6 +72,8 @@ fn objdump(bytes: &[u8]) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let optimize = !args.iter().any(|a| a == "--noopt");
+    let opt_asm = args.iter().any(|a| a == "--opt-asm");
+    let want_cvm = args.iter().any(|a| a == "--cvm");
     let want_listing = args.iter().any(|a| a == "--listing");
     let want_objdump = args.iter().any(|a| a == "--objdump");
     let mut listings = String::new();
@@ -72,7 +81,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|");
     for arg in args.iter().filter(|a| !a.starts_with("--")) {
         let path = Path::new(arg);
-        let program = match load(path, optimize) {
+        let program = match load(path, optimize, opt_asm) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{arg}: {e}");
@@ -103,6 +112,12 @@ fn main() {
                 s.duration.as_secs_f64() * 1e6,
                 s.micros_per_instruction()
             );
+        }
+        if want_cvm {
+            listings.push_str(&format!(
+                "\n;; {arg}: CVM\n{}",
+                asm::disassemble(program.module())
+            ));
         }
         if want_listing || want_objdump {
             match JitProgram::compile_with_listing(&program) {

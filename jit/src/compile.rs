@@ -12,6 +12,7 @@ use crate::analysis::{self, ListFacts};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
+use crate::loops;
 use crate::lower::{cvm_signature, inlinable, Env, Lower, PTR};
 use crate::shims;
 use cranelift_codegen::inline::{Inline, InlineCommand};
@@ -334,6 +335,13 @@ impl JitProgram {
         let facts = analysis::list_facts(program);
         let depth_bounds = analysis::depth_bounds(program);
         let initial = Memory::new(cvm_module);
+        let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
+        let counted: Vec<Vec<loops::CountedLoop>> = cvm_module
+            .functions
+            .iter()
+            .zip(program.function_infos())
+            .map(|(f, info)| loops::counted_loops(f, info, &list_slots))
+            .collect();
 
         let mut module = new_module()?;
         let shim_ids = declare_shims(&mut module)?;
@@ -400,6 +408,7 @@ impl JitProgram {
                 textout: module.declare_func_in_func(shim_ids.textout, &mut ctx.func),
                 pattern: module.declare_func_in_func(shim_ids.pattern, &mut ctx.func),
                 pattern_mask: module.declare_func_in_func(shim_ids.pattern_mask, &mut ctx.func),
+                loops: &counted,
             };
             let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             let builder = Lower::new(builder, &env, index as u32, f, info).run();

@@ -75,6 +75,10 @@ pub(crate) struct Context<'a> {
     pub set_out: u64,
     /// The value an entry trampoline returns.
     pub result: i32,
+    /// Entries into counted loops that took the fast copy.
+    pub loops_fast: u64,
+    /// Entries into counted loops that took the checked copy.
+    pub loops_checked: u64,
     /// The instance memory, for intrinsic shims.
     pub memory: *mut Memory,
     /// The advice table, for intrinsic shims.
@@ -117,6 +121,10 @@ pub(crate) mod offsets {
     pub const SET_OUT: i32 = offset_of!(Context<'static>, set_out) as i32;
     /// [`Context::result`].
     pub const RESULT: i32 = offset_of!(Context<'static>, result) as i32;
+    /// [`Context::loops_fast`].
+    pub const LOOPS_FAST: i32 = offset_of!(Context<'static>, loops_fast) as i32;
+    /// [`Context::loops_checked`].
+    pub const LOOPS_CHECKED: i32 = offset_of!(Context<'static>, loops_checked) as i32;
     /// `board.pieces[colour][kind]` in the context.
     pub fn piece(colour: usize, kind: usize) -> i32 {
         BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32

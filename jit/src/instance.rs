@@ -39,6 +39,21 @@ pub struct JitInstance<'j> {
     memory_touched: bool,
     /// Whether the last call ran compiled code.
     ran_compiled: bool,
+    /// Counted-loop entries of the last call.
+    loop_entries: LoopEntries,
+}
+
+/// How the last call entered counted loops (`docs/jit.md`, "Counted
+/// loops"): each entry into an innermost loop whose trip count the JIT
+/// bounds runs either the copy without per-iteration checks, when the
+/// guard at the entry proved them unnecessary, or the fully checked copy.
+/// A diagnostic for tests and measurements; results never depend on it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoopEntries {
+    /// Entries that ran the fast copy.
+    pub fast: u64,
+    /// Entries that ran the checked copy.
+    pub checked: u64,
 }
 
 impl std::fmt::Debug for JitInstance<'_> {
@@ -70,6 +85,7 @@ impl<'j> JitInstance<'j> {
             fuel_used: 0,
             memory_touched: false,
             ran_compiled: false,
+            loop_entries: LoopEntries::default(),
         }
     }
 
@@ -98,6 +114,12 @@ impl<'j> JitInstance<'j> {
     /// running.
     pub fn ran_compiled(&self) -> bool {
         self.ran_compiled
+    }
+
+    /// How the last call entered counted loops (zero when it ran on the
+    /// interpreter).
+    pub fn loop_entries(&self) -> LoopEntries {
+        self.loop_entries
     }
 
     /// The instance's globals and lists.
@@ -185,6 +207,7 @@ impl<'j> JitInstance<'j> {
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
         self.ran_compiled = false;
+        self.loop_entries = LoopEntries::default();
         check_call_args(self.jit.program.module(), func, args)?;
         if self.memory_touched && !self.memory_layout_ok() {
             return Err(bad_call(
@@ -310,6 +333,8 @@ impl<'j> JitInstance<'j> {
             fuel_left: 0,
             set_out: 0,
             result: 0,
+            loops_fast: 0,
+            loops_checked: 0,
             memory,
             advice: &mut *self.advice,
             host,
@@ -337,6 +362,10 @@ impl<'j> JitInstance<'j> {
         if let Some(panic) = ctx.panic.take() {
             resume_unwind(panic);
         }
+        self.loop_entries = LoopEntries {
+            fast: ctx.loops_fast,
+            checked: ctx.loops_checked,
+        };
         let left = if status >= 0 { status } else { ctx.fuel_left };
         self.fuel_used = fuel.saturating_sub(left) as u64;
         if status >= 0 {

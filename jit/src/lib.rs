@@ -11,6 +11,7 @@
 //! | `lower` | one CVM function to Cranelift IR |
 //! | `inline` | chess pattern intrinsics as native bitboard code |
 //! | `analysis` | constant lists and call-depth bounds |
+//! | `loops` | counted loops: a check-free copy behind a guard |
 //! | `context` | the `#[repr(C)]` record compiled code and shims share |
 //! | `shims` | the Rust functions compiled code calls |
 //! | `stack` | native stack for deep recursion |
@@ -43,6 +44,7 @@ mod context;
 mod error;
 mod inline;
 pub mod instance;
+mod loops;
 mod lower;
 mod shims;
 mod stack;
@@ -51,4 +53,4 @@ pub use backend::{JitBackend, JitEngine};
 pub use compile::{CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;
-pub use instance::JitInstance;
+pub use instance::{JitInstance, LoopEntries};

@@ -35,6 +35,7 @@
 
 use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::inline;
+use crate::loops::{self, CountedLoop, ListRef};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
@@ -48,7 +49,7 @@ use cvm::runtime::ListSlice;
 use cvm::verify::FunctionInfo;
 use cvm::{Memory, Module};
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The pointer type (the JIT runs on 64-bit hosts only; checked at
 /// compile time).
@@ -108,6 +109,8 @@ pub(crate) struct Env<'a> {
     pub pattern: FuncRef,
     /// The folded-pattern shim (`pat.all`/`pat.any` with an unknown scalar).
     pub pattern_mask: FuncRef,
+    /// The counted loops of every function ([`crate::loops`]).
+    pub loops: &'a [Vec<CountedLoop>],
 }
 
 /// Callees of at most this many CVM instructions are lowered into their
@@ -187,6 +190,24 @@ pub(crate) struct Lower<'a, 'b> {
     /// Whether the builder is positioned in a block that can take more
     /// instructions.
     open: bool,
+    /// The counted loops of the frame being lowered.
+    loops: &'a [CountedLoop],
+    /// The guard block of each counted loop of the frame, by the header's
+    /// offset, with the loop's index in `loops`.
+    guards: HashMap<u32, (usize, Block)>,
+    /// While a counted loop's fast copy is lowered: its blocks and the
+    /// accesses its guard proved.
+    fast: Option<Fast>,
+}
+
+/// The state of a counted loop's fast copy ([`crate::loops`]): fuel is
+/// charged without tests, depth tests are left out, and the proven
+/// accesses skip their bounds checks.
+struct Fast {
+    /// The copy's block for each leader of the loop body, by offset.
+    blocks: HashMap<u32, Block>,
+    /// Offsets of the accesses whose bounds the guard proved.
+    proven: HashSet<u32>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -245,6 +266,9 @@ impl<'a, 'b> Lower<'a, 'b> {
             propagate: None,
             pending: Vec::new(),
             open: true,
+            loops: env.loops.get(index as usize).map_or(&[], |l| l.as_slice()),
+            guards: HashMap::new(),
+            fast: None,
         }
     }
 
@@ -256,15 +280,27 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b
     }
 
-    /// Lowers every reachable instruction of the current frame's function.
+    /// Lowers every reachable instruction of the current frame's function,
+    /// then the guards and fast copies of its counted loops.
     fn body(&mut self) {
         let info = self.info;
         let instrs = &info.instrs;
+        for (k, lp) in self.loops.iter().enumerate() {
+            if self.blocks.contains_key(&lp.header) {
+                let guard = self.b.create_block();
+                self.guards.insert(lp.header, (k, guard));
+            }
+        }
+        let mut from: Option<u32> = None;
         for (n, i) in instrs.iter().enumerate() {
             let Some(depth) = i.depth else { continue };
             if let Some(&block) = self.blocks.get(&i.offset) {
                 if self.open {
-                    self.b.ins().jump(block, &[]);
+                    let to = match from {
+                        Some(f) => self.target_block(f, i.offset),
+                        None => self.guards.get(&i.offset).map_or(block, |g| g.1),
+                    };
+                    self.b.ins().jump(to, &[]);
                 }
                 self.enter(block);
             } else if !self.open {
@@ -278,12 +314,156 @@ impl<'a, 'b> Lower<'a, 'b> {
                 .find(|j| j.depth.is_some())
                 .map(|j| j.offset);
             self.instr(i.offset, i.instr, depth, next);
+            from = Some(i.offset);
         }
         if self.open {
             // Verified code never falls off the end; close the block anyway.
             let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
             self.ret_status(status);
         }
+        self.counted_copies();
+    }
+
+    /// Fills the guard of every counted loop of the current frame and
+    /// lowers the loop's fast copy ([`crate::loops`]).
+    fn counted_copies(&mut self) {
+        let info = self.info;
+        let instrs = &info.instrs;
+        let loops = self.loops;
+        for lp in loops {
+            let (Some(&(_, guard)), Some(&ordinary)) =
+                (self.guards.get(&lp.header), self.blocks.get(&lp.header))
+            else {
+                continue;
+            };
+            let blocks: HashMap<u32, Block> = lp
+                .body
+                .iter()
+                .filter(|o| self.blocks.contains_key(o))
+                .map(|&o| (o, self.b.create_block()))
+                .collect();
+            let Some(&fast_header) = blocks.get(&lp.header) else {
+                continue;
+            };
+            self.b.switch_to_block(guard);
+            self.known.fill(None);
+            let ok = loops::guard(self, lp);
+            self.count_entry(ok);
+            self.b.ins().brif(ok, fast_header, &[], ordinary, &[]);
+            self.open = false;
+            self.fast = Some(Fast {
+                blocks,
+                proven: lp.accesses.iter().map(|a| a.offset).collect(),
+            });
+            for (n, i) in instrs.iter().enumerate() {
+                let Some(depth) = i.depth else { continue };
+                if !lp.contains(i.offset) {
+                    continue;
+                }
+                let leader = self
+                    .fast
+                    .as_ref()
+                    .and_then(|f| f.blocks.get(&i.offset))
+                    .copied();
+                if let Some(block) = leader {
+                    if self.open {
+                        self.b.ins().jump(block, &[]);
+                    }
+                    self.enter(block);
+                } else if !self.open {
+                    let block = self.b.create_block();
+                    self.enter(block);
+                }
+                let next = instrs[n + 1..]
+                    .iter()
+                    .find(|j| j.depth.is_some())
+                    .map(|j| j.offset);
+                self.instr(i.offset, i.instr, depth, next);
+            }
+            if self.open {
+                // A loop body always ends in jumps; close the block anyway.
+                let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+                self.ret_status(status);
+            }
+            self.fast = None;
+        }
+    }
+
+    /// Counts a counted loop's entry in the context: as fast when `ok`
+    /// is set, else as checked.
+    fn count_entry(&mut self, ok: Value) {
+        let flags = trusted();
+        let one = self.b.ins().uextend(types::I64, ok);
+        let fast = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, offsets::LOOPS_FAST);
+        let fast = self.b.ins().iadd(fast, one);
+        self.b
+            .ins()
+            .store(flags, fast, self.ctx, offsets::LOOPS_FAST);
+        let checked = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, offsets::LOOPS_CHECKED);
+        let checked = self.b.ins().iadd_imm_s(checked, 1);
+        let checked = self.b.ins().isub(checked, one);
+        self.b
+            .ins()
+            .store(flags, checked, self.ctx, offsets::LOOPS_CHECKED);
+    }
+
+    /// The block a jump (or fall-through) from the instruction at `from`
+    /// to `to` enters: in a fast copy the copy's own block for targets in
+    /// the loop, the guard of a counted loop entered from outside, else the
+    /// target's block.
+    fn target_block(&mut self, from: u32, to: u32) -> Block {
+        if let Some(&b) = self.fast.as_ref().and_then(|f| f.blocks.get(&to)) {
+            return b;
+        }
+        if let Some(&(k, guard)) = self.guards.get(&to) {
+            if !self.loops[k].contains(from) {
+                return guard;
+            }
+        }
+        self.block_at(to)
+    }
+
+    /// Reads frame slot `s` (for the loop guards).
+    pub(crate) fn slot_value(&mut self, s: u32) -> Value {
+        self.slot(s)
+    }
+
+    /// The fuel left (for the loop guards).
+    pub(crate) fn fuel_value(&mut self) -> Value {
+        self.b.use_var(self.fuel)
+    }
+
+    /// The depth left (for the loop guards).
+    pub(crate) fn depth_value(&mut self) -> Value {
+        self.b.use_var(self.depth_left)
+    }
+
+    /// The slot count (an `i32`) of a list (for the loop guards).
+    pub(crate) fn list_slot_count(&mut self, r: ListRef) -> Value {
+        match r {
+            ListRef::Module(l) => {
+                let slots = self.env.initial.lists[l as usize].slots;
+                self.b.ins().iconst(types::I32, i64::from(slots))
+            }
+            ListRef::Param(p) => {
+                let r = self.slot(p);
+                self.slice_of(r).1
+            }
+        }
+    }
+
+    /// Whether the access at `offset` runs in a fast copy whose guard
+    /// proved it in bounds.
+    fn proven(&self, offset: u32) -> bool {
+        self.fast
+            .as_ref()
+            .is_some_and(|f| f.proven.contains(&offset))
     }
 
     fn enter(&mut self, block: Block) {
@@ -389,6 +569,12 @@ impl<'a, 'b> Lower<'a, 'b> {
             return;
         }
         let fuel = self.b.use_var(self.fuel);
+        if self.fast.is_some() {
+            // The loop's guard proved the fuel enough for every iteration.
+            let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
+            self.b.def_var(self.fuel, left);
+            return;
+        }
         let short = self
             .b
             .ins()
@@ -415,7 +601,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// that charges fuel first (filled by [`Lower::flush`] once the current
     /// block is terminated).
     fn edge(&mut self, offset: u32, target: u32) -> Block {
-        let dest = self.block_at(target);
+        let dest = self.target_block(offset, target);
         if target > offset {
             return dest;
         }
@@ -440,7 +626,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn branch(&mut self, cond: Value, offset: u32, target: u32, next: Option<u32>) {
         let taken = self.edge(offset, target);
         let fall = match next {
-            Some(n) => self.block_at(n),
+            Some(n) => self.target_block(offset, n),
             None => self.b.create_block(),
         };
         if target <= offset {
@@ -512,13 +698,15 @@ impl<'a, 'b> Lower<'a, 'b> {
                 at
             }
             _ => {
-                let out = self.b.ins().icmp_imm_s(
-                    IntCC::UnsignedGreaterThanOrEqual,
-                    idx,
-                    i64::from(slots),
-                );
-                let s = self.b.ins().iconst(types::I32, i64::from(slots));
-                self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(s));
+                if !self.proven(offset) {
+                    let out = self.b.ins().icmp_imm_s(
+                        IntCC::UnsignedGreaterThanOrEqual,
+                        idx,
+                        i64::from(slots),
+                    );
+                    let s = self.b.ins().iconst(types::I32, i64::from(slots));
+                    self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(s));
+                }
                 let wide = self.b.ins().uextend(PTR, idx);
                 let bytes = self.b.ins().ishl_imm_u(wide, 2);
                 let at = self.b.ins().iadd(self.heap, bytes);
@@ -541,11 +729,13 @@ impl<'a, 'b> Lower<'a, 'b> {
             return self.list_elem(list as u32, idx, idx_known, offset);
         }
         let (base, slots) = self.slice_of(r);
-        let out = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, slots);
-        self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(slots));
+        if !self.proven(offset) {
+            let out = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, slots);
+            self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(slots));
+        }
         self.heap_addr(base, idx)
     }
 
@@ -622,7 +812,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let done = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
         let take = self.b.create_block();
         let fall = match next {
-            Some(n) => self.block_at(n),
+            Some(n) => self.target_block(offset, n),
             None => self.b.create_block(),
         };
         // The back edge second, as in `branch`: the loop continues
@@ -1148,6 +1338,12 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// `depth_left` one frame down.
     fn call_checks(&mut self, k: u32, offset: u32) -> Value {
         let left = self.b.use_var(self.depth_left);
+        if self.fast.is_some() {
+            // The loop's guard proved the depth enough (and `charge`
+            // charges without a test).
+            self.charge(offset);
+            return self.b.ins().iadd_imm_s(left, -1);
+        }
         let too_deep = self
             .b
             .ins()
@@ -1197,6 +1393,15 @@ impl<'a, 'b> Lower<'a, 'b> {
         let blocks = leaders(&mut self.b, info);
         let depth_var = self.b.declare_var(types::I32);
         self.b.def_var(depth_var, depth);
+        let callee_loops = env
+            .loops
+            .get(callee as usize)
+            .map_or(&[][..], |l| l.as_slice());
+        let saved_loops = (
+            std::mem::replace(&mut self.loops, callee_loops),
+            std::mem::take(&mut self.guards),
+            self.fast.take(),
+        );
         let saved = (
             std::mem::replace(&mut self.info, info),
             std::mem::replace(&mut self.slots, slots),
@@ -1216,6 +1421,9 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.depth_left = saved.4;
         self.blocks = saved.5;
         self.ret_to = saved.6;
+        self.loops = saved_loops.0;
+        self.guards = saved_loops.1;
+        self.fast = saved_loops.2;
         self.b.switch_to_block(cont);
         self.open = true;
         if returns {

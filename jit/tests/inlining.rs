@@ -6,29 +6,13 @@
 //! depth limit and the fuel, and must agree exactly with the original:
 //! result or error kind and source position, output, memory, fuel used.
 
-use cvm::asm::assemble;
+mod common;
+
+use common::program;
 use cvm::isa::Opcode;
 use cvm::oracle::{check_backends, check_optimizer, Engine, InterpreterEngine, Scenario};
 use cvm::{Limits, Program};
 use jit::JitEngine;
-
-/// Every source line of these programs has a position, as compiled Che++
-/// has, so error positions are compared too.
-fn program(src: &str) -> Program {
-    let mut text = String::from(".file \"t.che\"\n");
-    let mut line = 0;
-    for l in src.lines() {
-        let t = l.trim_start();
-        if !t.is_empty() && !t.starts_with('.') && !t.ends_with(':') && !t.starts_with(';') {
-            line += 1;
-            text.push_str(&format!("    .loc 0 {line} 1\n"));
-        }
-        text.push_str(l);
-        text.push('\n');
-    }
-    Program::new(assemble(&text).unwrap_or_else(|e| panic!("{e}\n{text}")))
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
 
 fn options(recursive: bool) -> cvm::opt::Options {
     let mut o = cvm::opt::Options::default();
