@@ -1,16 +1,20 @@
 //! The JIT side by side with the interpreter, native Rust (the floor) and
 //! LuaJIT with its JIT on, in one run:
 //!
-//! * `jit/NAME`: the CVM core benchmark set (`programs/NAME.asm`);
-//! * `jit/che-NAME`: the same workloads written in Che++ (`che/NAME.che`)
-//!   and compiled by the Che++ compiler;
+//! * `jit/NAME`: the CVM core benchmark set (`programs/NAME.asm`), run
+//!   through the loophole optimizer (`cvm::opt::optimize`);
+//! * `jit/che-NAME`: the same workloads written in Che++ (`che/NAME.che`),
+//!   compiled by the Che++ compiler and optimized, as `che run` does by
+//!   default;
 //! * `jit/patterns`: a pattern-heavy advice program
 //!   (`advice/patterns.che`, forty pattern tests) on 64 positions;
 //! * `jit/shanny`: the bundled example advice program
 //!   (`cvm/che/examples/shanny.che`) on 240 positions (interpreter and JIT
 //!   only: there is no native or Lua twin of the advice functions).
 //!
-//! Every implementation's result is checked before it is timed.
+//! Both VM columns (interpreter and JIT) of the core and Che++ rows run the
+//! optimized program, so the rows measure what `che run` executes. Every
+//! implementation's result is checked before it is timed.
 //!
 //! Run: `cargo bench -p che-benches --bench jit`; ratios:
 //! `python3 benches/report.py jit native` (see `docs/benchmarks.md`).
@@ -94,7 +98,8 @@ fn core_set(c: &mut Criterion) {
         let mut g = group(c, &format!("jit/{}", w.name));
         assert_eq!((w.native)(), w.expected, "native {}", w.name);
         g.bench_function("native", |b| b.iter(|| black_box((w.native)())));
-        vm_columns(&mut g, &load_program(w.name), w.expected);
+        let (optimized, _) = cvm::opt::optimize(&load_program(w.name));
+        vm_columns(&mut g, &optimized, w.expected);
         luajit(&mut g, w.name, &w.expected.to_string());
         g.finish();
     }
@@ -102,7 +107,7 @@ fn core_set(c: &mut Criterion) {
 
 fn che_twins(c: &mut Criterion) {
     for w in WORKLOADS {
-        let Some(program) = compile_che_workload(w.name, false) else {
+        let Some(program) = compile_che_workload(w.name, true) else {
             eprintln!("che/{}.che missing: skipping che-{}", w.name, w.name);
             continue;
         };

@@ -171,8 +171,10 @@ pub(crate) struct Test {
     pub cmp: Cmp,
     /// The bound.
     pub bound: Bound,
-    /// A for-in cursor: the step compares unsigned, so the guard also needs
-    /// the cursor to start non-negative.
+    /// A for-in cursor, stepping by 1. The step continues only while
+    /// `0 <= cursor < slots` (it compares unsigned), so the signed
+    /// `cursor < slots` is a bound too: a cursor that starts negative ends
+    /// the loop at once, within the bound.
     pub cursor: bool,
 }
 
@@ -1061,9 +1063,6 @@ pub(crate) fn guard(l: &mut Lower<'_, '_>, lp: &CountedLoop) -> Value {
     let iv = lp.ivs[t.iv];
     if let Step::Slot(_) = iv.step {
         conds.push(l.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, pace, 0));
-    }
-    if t.cursor {
-        conds.push(l.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, s0, 0));
     }
     // K, the number of tests that can pass: 0 when the first fails, else
     // ceil(dist / pace).

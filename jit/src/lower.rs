@@ -763,34 +763,42 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().iadd(self.heap, bytes)
     }
 
-    /// One for-in step: the element at `cursor` of the list (`base`,
-    /// `slots`), or -1 past the last slot. Branch-free.
-    fn for_elem(&mut self, base: Value, slots: Value, cursor: Value) -> Value {
+    /// One for-in step, with the list (`base`, `slots`) and the cursor:
+    /// branches to `exit` when the cursor is not below the slot count
+    /// (unsigned) or the element there is the end marker -1; otherwise
+    /// continues in a fresh block and returns the element.
+    fn for_elem(&mut self, base: Value, slots: Value, cursor: Value, exit: Block) -> Value {
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, cursor, slots);
-        let zero = self.b.ins().iconst(types::I32, 0);
-        let at = self.b.ins().select(inside, cursor, zero);
-        let addr = self.heap_addr(base, at);
-        let raw = self.b.ins().load(types::I32, trusted(), addr, 0);
-        let end = self.b.ins().iconst(types::I32, -1);
-        self.b.ins().select(inside, raw, end)
+        let load = self.b.create_block();
+        self.b.ins().brif(inside, load, &[], exit, &[]);
+        self.b.switch_to_block(load);
+        let addr = self.heap_addr(base, cursor);
+        let elem = self.b.ins().load(types::I32, trusted(), addr, 0);
+        let end = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
+        let cont = self.b.create_block();
+        self.b.ins().brif(end, exit, &[], cont, &[]);
+        self.flush();
+        self.b.switch_to_block(cont);
+        self.open = true;
+        elem
     }
 
+    /// A for-in step (`forl`, `forx`) over the list (`base`, `slots`) with
+    /// the cursor in `cursor_slot`: with an element, push it and advance
+    /// the cursor; without, jump to `target`.
+    #[allow(clippy::too_many_arguments)]
     fn for_step(
         &mut self,
-        elem: Value,
+        base: Value,
+        slots: Value,
         cursor_slot: u32,
-        cursor: Value,
         d: u32,
         offset: u32,
         target: u32,
     ) {
-        let done = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
+        let cursor = self.slot(cursor_slot);
         let exit = self.edge(offset, target);
-        let cont = self.b.create_block();
-        self.b.ins().brif(done, exit, &[], cont, &[]);
-        self.flush();
-        self.b.switch_to_block(cont);
-        self.open = true;
+        let elem = self.for_elem(base, slots, cursor, exit);
         self.set(d, elem);
         let next = self.b.ins().iadd_imm_s(cursor, 1);
         self.set_slot(cursor_slot, next);
@@ -801,24 +809,20 @@ impl<'a, 'b> Lower<'a, 'b> {
     #[allow(clippy::too_many_arguments)]
     fn for_step_back(
         &mut self,
-        elem: Value,
+        base: Value,
+        slots: Value,
         cursor_slot: u32,
-        cursor: Value,
         d: u32,
         offset: u32,
         target: u32,
         next: Option<u32>,
     ) {
-        let done = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
-        let take = self.b.create_block();
+        let cursor = self.slot(cursor_slot);
         let fall = match next {
             Some(n) => self.target_block(offset, n),
             None => self.b.create_block(),
         };
-        // The back edge second, as in `branch`: the loop continues
-        // straight on, the exit is the taken jump.
-        self.b.ins().brif(done, fall, &[], take, &[]);
-        self.b.switch_to_block(take);
+        let elem = self.for_elem(base, slots, cursor, fall);
         self.set(d, elem);
         let advanced = self.b.ins().iadd_imm_s(cursor, 1);
         self.set_slot(cursor_slot, advanced);
@@ -1036,35 +1040,24 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let at = self.ref_elem(r, None, idx, None, offset);
                 self.b.ins().store(trusted(), v, at, 0);
             }
-            Opcode::Forl => {
+            Opcode::Forl | Opcode::ForlB => {
                 let ListSlice { base, slots } = self.env.initial.lists[ops[0] as usize];
-                let cursor = self.slot(ops[1]);
                 let base = self.b.ins().iconst(types::I32, i64::from(base));
                 let slots = self.b.ins().iconst(types::I32, i64::from(slots));
-                let elem = self.for_elem(base, slots, cursor);
-                self.for_step(elem, ops[1], cursor, d, offset, ops[2]);
+                if instr.opcode == Opcode::Forl {
+                    self.for_step(base, slots, ops[1], d, offset, ops[2]);
+                } else {
+                    self.for_step_back(base, slots, ops[1], d, offset, ops[2], next);
+                }
             }
-            Opcode::Forx => {
+            Opcode::Forx | Opcode::ForxB => {
                 let r = self.slot(ops[0]);
-                let cursor = self.slot(ops[1]);
                 let (base, slots) = self.slice_of(r);
-                let elem = self.for_elem(base, slots, cursor);
-                self.for_step(elem, ops[1], cursor, d, offset, ops[2]);
-            }
-            Opcode::ForlB => {
-                let ListSlice { base, slots } = self.env.initial.lists[ops[0] as usize];
-                let cursor = self.slot(ops[1]);
-                let base = self.b.ins().iconst(types::I32, i64::from(base));
-                let slots = self.b.ins().iconst(types::I32, i64::from(slots));
-                let elem = self.for_elem(base, slots, cursor);
-                self.for_step_back(elem, ops[1], cursor, d, offset, ops[2], next);
-            }
-            Opcode::ForxB => {
-                let r = self.slot(ops[0]);
-                let cursor = self.slot(ops[1]);
-                let (base, slots) = self.slice_of(r);
-                let elem = self.for_elem(base, slots, cursor);
-                self.for_step_back(elem, ops[1], cursor, d, offset, ops[2], next);
+                if instr.opcode == Opcode::Forx {
+                    self.for_step(base, slots, ops[1], d, offset, ops[2]);
+                } else {
+                    self.for_step_back(base, slots, ops[1], d, offset, ops[2], next);
+                }
             }
             Opcode::Tee => {
                 let v = self.get(d - 1);

@@ -688,3 +688,180 @@ fn random_counted_loops_agree() {
     }
     assert!(total.fast > 100 && total.checked > 100, "{total:?}");
 }
+
+/// Loops the analysis must not count, and the edges of what it proves:
+/// each program here would go wrong if the guard or the analysis were off
+/// by one somewhere (a conditional step taken for a steady one, a test
+/// that not every iteration makes, a boundary of `>=` with a negative
+/// step, a tested value that wraps while its variable does not, `sub` for
+/// `add`, a constant index equal to a list parameter's slot count).
+#[test]
+fn conditional_steps_and_tests_and_guard_edges() {
+    // The step of i is taken every third iteration only: not counted.
+    let conditional_step = r#"
+.list a 10
+.entry main
+.func main params 0 lists 0 locals 3 stack 2 value
+.slots i k s
+L:
+    incl k
+    ldl k
+    mod.i 3
+    jnz S
+    incl i
+S:
+    lde.l a i
+    add.l s
+    stl s
+    jlt.li i 9 L
+    ldl s
+    retv
+.end
+"#;
+    let p = program(conditional_step);
+    assert_eq!(sweep(&p, &[4], &fuels_upto(40)), LoopEntries::default());
+
+    // The test is made when i is a multiple of 4 only: the loop reads
+    // a[7] of a list of 7 slots. Not counted.
+    let conditional_test = r#"
+.list a 6
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+.slots i s
+L:
+    ldl i
+    mod.i 4
+    jnz S
+    jge.li i 5 E
+S:
+    lde.l a i
+    add.l s
+    stl s
+    incl i
+    jmp L
+E:
+    ldl s
+    retv
+.end
+"#;
+    let p = program(conditional_test);
+    let (err, _) = outcome(&p, 4);
+    assert!(
+        matches!(err, Some(TrapKind::ListIndex { index: 7, .. })),
+        "{err:?}"
+    );
+    assert_eq!(sweep(&p, &[4], &fuels_upto(12)), LoopEntries::default());
+
+    // Stepping down to 0 with `>=` reads index -1 at the end.
+    let down_to_minus_one = r#"
+.list a 8
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+.slots i s
+    push 5
+    stl i
+L:
+    ldl.add.i i -1
+    lde a
+    add.l s
+    stl s
+    decl i
+    jge.li i 0 L
+    ldl s
+    retv
+.end
+"#;
+    let p = program(down_to_minus_one);
+    let (err, _) = outcome(&p, 4);
+    assert!(
+        matches!(err, Some(TrapKind::ListIndex { index: -1, .. })),
+        "{err:?}"
+    );
+    assert_eq!(sweep(&p, &[4], &fuels_upto(8)).fast, 0);
+
+    // i + 100 wraps around (i steps by 3 over i32::MAX - 100) while i
+    // itself does not: the loop goes on until the fuel is gone.
+    let tested_value_wraps = r#"
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+.slots i n
+    push 2147483500
+    stl i
+L:
+    incl n
+    ldl i
+    add.i 3
+    stl i
+    ldl.add.i i 100
+    jlt.i 2147483647 L
+    ldl n
+    retv
+.end
+"#;
+    let p = program(tested_value_wraps);
+    let e = sweep(&p, &[4], &[Some(10), Some(16), Some(17), Some(300)]);
+    assert_eq!(e.fast, 0, "{e:?}");
+
+    // `ldl i; push 1; sub` is i - 1: index -1 in the first iteration.
+    let subtracts = r#"
+.list a 8
+.entry main
+.func main params 0 lists 0 locals 2 stack 3 value
+.slots i s
+L:
+    ldl i
+    push 1
+    sub
+    lde a
+    add.l s
+    stl s
+    inc.jlt.li i 5 L
+    ldl s
+    retv
+.end
+"#;
+    let p = program(subtracts);
+    let (err, _) = outcome(&p, 4);
+    assert!(
+        matches!(err, Some(TrapKind::ListIndex { index: -1, .. })),
+        "{err:?}"
+    );
+    assert_eq!(sweep(&p, &[4], &fuels_upto(3)).fast, 0);
+    let p = program(&subtracts.replace("push 1\n    sub", "push -1\n    sub"));
+    let (err, _) = outcome(&p, 4);
+    assert_eq!(err, None);
+    assert!(sweep(&p, &[4], &fuels_upto(6)).fast > 0);
+
+    // A constant index into a list parameter: in bounds (2 of 3 slots)
+    // and one past the end (3 of 3).
+    for (index, fits) in [(2, true), (3, false)] {
+        let src = format!(
+            r#"
+.list a 2
+.entry main
+.func f params 0 lists 1 locals 2 stack 2 value
+.slots l i s
+L:
+    ldl l
+    push {index}
+    ldx
+    add.l s
+    stl s
+    inc.jlt.li i 4 L
+    ldl s
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 1 value
+    lref a
+    call f
+    retv
+.end
+"#
+        );
+        let p = program(&src);
+        let (err, _) = outcome(&p, 4);
+        assert_eq!(err.is_none(), fits, "{err:?}");
+        let e = sweep(&p, &[4], &fuels_upto(6));
+        assert_eq!(e.fast > 0, fits, "{e:?}");
+    }
+}
