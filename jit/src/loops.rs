@@ -47,7 +47,8 @@
 //!   the back edges, leaves the loop on one edge, and compares an induction
 //!   variable (plus a constant) with `<`, `<=`, `>` or `>=` against a
 //!   constant, a slot the loop does not write, or a list's slot count (the
-//!   for-in steps). The step must move towards the bound: a constant step
+//!   for-in steps), as a fused compare-and-branch or as a comparison tested
+//!   by `jz`/`jnz`. The step must move towards the bound: a constant step
 //!   of the right sign, or a slot step whose sign the guard checks.
 //! * Accesses `lde`, `ste`, `ldx`, `stx` and their `.l` forms are proven
 //!   when their index is an induction variable (or a slot the loop does not
@@ -251,6 +252,49 @@ enum AVal {
         off: i32,
         plus: Option<u32>,
     },
+    /// The 0/1 result of comparing an induction variable's value (as in
+    /// `Lin`, without `plus`) with a loop-invariant bound.
+    Cond {
+        slot: u32,
+        post: bool,
+        off: i32,
+        cmp: Cmp,
+        bound: Bound,
+    },
+}
+
+/// `a cmp b` as a comparison of a variable slot's value (slot, post, off)
+/// with a loop-invariant bound, when it is one (either way round).
+fn compare(
+    a: AVal,
+    b: AVal,
+    cmp: Cmp,
+    invariant: &dyn Fn(u32) -> bool,
+) -> Option<(u32, bool, i32, Cmp, Bound)> {
+    let bound = |x: AVal| match x {
+        AVal::Const(k) => Some(Bound::Imm(k)),
+        AVal::Lin {
+            slot,
+            off,
+            plus: None,
+            ..
+        } if invariant(slot) => Some(Bound::Slot { slot, off }),
+        _ => None,
+    };
+    let var = |x: AVal| match x {
+        AVal::Lin {
+            slot,
+            post,
+            off,
+            plus: None,
+        } if !invariant(slot) => Some((slot, post, off)),
+        _ => None,
+    };
+    match (var(a), bound(b), var(b), bound(a)) {
+        (Some((slot, post, off)), Some(bd), _, _) => Some((slot, post, off, cmp, bd)),
+        (_, _, Some((slot, post, off)), Some(bd)) => Some((slot, post, off, cmp.swap(), bd)),
+        _ => None,
+    }
 }
 
 /// The control-flow graph of a function's reachable instructions, by
@@ -675,35 +719,29 @@ fn analyze_loop(
                 }
                 Opcode::JLt | Opcode::JLe | Opcode::JGt | Opcode::JGe => {
                     let (a, b) = (top(&stack, 1), top(&stack, 0));
-                    let bound = |x: AVal| match x {
-                        AVal::Const(k) => Some(Bound::Imm(k)),
-                        AVal::Lin {
-                            slot,
-                            off,
-                            plus: None,
-                            ..
-                        } if invariant(slot) => Some(Bound::Slot { slot, off }),
-                        _ => None,
-                    };
-                    let var = |x: AVal| match x {
-                        AVal::Lin {
-                            slot,
-                            post,
-                            off,
-                            plus: None,
-                        } if !invariant(slot) => Some((slot, post, off)),
-                        _ => None,
-                    };
-                    match (cmp_of(instr.opcode), var(a), bound(b), var(b), bound(a)) {
-                        (Some(c), Some((slot, post, off)), Some(bd), _, _) => {
-                            Some((slot, post, off, orient(c), bd, false))
-                        }
-                        (Some(c), _, _, Some((slot, post, off)), Some(bd)) => {
-                            Some((slot, post, off, orient(c.swap()), bd, false))
-                        }
-                        _ => None,
-                    }
+                    cmp_of(instr.opcode)
+                        .and_then(|c| compare(a, b, c, &invariant))
+                        .map(|(slot, post, off, c, bd)| (slot, post, off, orient(c), bd, false))
                 }
+                // A comparison's result tested against zero (the form of
+                // unoptimized code).
+                Opcode::Jz | Opcode::Jnz => match top(&stack, 0) {
+                    AVal::Cond {
+                        slot,
+                        post,
+                        off,
+                        cmp,
+                        bound,
+                    } => {
+                        let c = if instr.opcode == Opcode::Jnz {
+                            cmp
+                        } else {
+                            cmp.negate()
+                        };
+                        Some((slot, post, off, orient(c), bound, false))
+                    }
+                    _ => None,
+                },
                 // A for-in step continues (falls through for forl/forx,
                 // jumps for the inverted forms) only while its cursor is
                 // below the list's slot count, unsigned; the step is the
@@ -763,7 +801,7 @@ fn analyze_loop(
         if let Some((list, index)) = access {
             raw_accesses.push((v, list, index));
         }
-        transfer(&mut stack, &instr, d, lin);
+        transfer(&mut stack, &instr, d, lin, &invariant);
     }
 
     // Confirmed induction variables: candidates whose writer adds a step.
@@ -877,7 +915,13 @@ fn written_slot(instr: &Instr) -> Option<u32> {
 
 /// The abstract effect of one instruction on the operand stack (for the
 /// fall-through path; the stack is forgotten after branches anyway).
-fn transfer(stack: &mut Vec<AVal>, instr: &Instr, d: usize, lin: impl Fn(u32, i32) -> AVal) {
+fn transfer(
+    stack: &mut Vec<AVal>,
+    instr: &Instr,
+    d: usize,
+    lin: impl Fn(u32, i32) -> AVal,
+    invariant: &dyn Fn(u32) -> bool,
+) {
     let ops = instr.operands;
     let imm = ops[0] as i32;
     let pop = |stack: &mut Vec<AVal>| stack.pop().unwrap_or(AVal::Unknown);
@@ -928,33 +972,52 @@ fn transfer(stack: &mut Vec<AVal>, instr: &Instr, d: usize, lin: impl Fn(u32, i3
                     add_const(l, if sub { y.wrapping_neg() } else { y })
                 }
                 (AVal::Const(x), l @ AVal::Lin { .. }) if !sub => add_const(l, x),
+                (l @ AVal::Lin { .. }, r @ AVal::Lin { .. }) if !sub => plus_slot(l, r, invariant),
+                _ => AVal::Unknown,
+            });
+        }
+        Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge => {
+            let b = pop(stack);
+            let a = pop(stack);
+            let cmp = match instr.opcode {
+                Opcode::Lt => Cmp::Lt,
+                Opcode::Le => Cmp::Le,
+                Opcode::Gt => Cmp::Gt,
+                _ => Cmp::Ge,
+            };
+            stack.push(match compare(a, b, cmp, invariant) {
+                Some((slot, post, off, cmp, bound)) => AVal::Cond {
+                    slot,
+                    post,
+                    off,
+                    cmp,
+                    bound,
+                },
+                None => AVal::Unknown,
+            });
+        }
+        Opcode::LNot => {
+            let a = pop(stack);
+            stack.push(match a {
+                AVal::Cond {
+                    slot,
+                    post,
+                    off,
+                    cmp,
+                    bound,
+                } => AVal::Cond {
+                    slot,
+                    post,
+                    off,
+                    cmp: cmp.negate(),
+                    bound,
+                },
                 _ => AVal::Unknown,
             });
         }
         Opcode::AddL => {
             let a = pop(stack);
-            stack.push(match (a, lin(ops[0], 0)) {
-                (
-                    AVal::Lin {
-                        slot,
-                        post,
-                        off,
-                        plus: None,
-                    },
-                    AVal::Lin {
-                        slot: t,
-                        plus: None,
-                        off: 0,
-                        ..
-                    },
-                ) => AVal::Lin {
-                    slot,
-                    post,
-                    off,
-                    plus: Some(t),
-                },
-                _ => AVal::Unknown,
-            });
+            stack.push(plus_slot(a, lin(ops[0], 0), invariant));
         }
         Opcode::Tee => {}
         _ => {
@@ -977,6 +1040,37 @@ fn transfer(stack: &mut Vec<AVal>, instr: &Instr, d: usize, lin: impl Fn(u32, i3
             stack.truncate(keep);
             stack.extend(std::iter::repeat_n(AVal::Unknown, pushes));
         }
+    }
+}
+
+/// `a + b` for two slot values, one of them a slot the loop does not write
+/// (a slot plus a loop-invariant step), when that is what they are.
+fn plus_slot(a: AVal, b: AVal, invariant: &dyn Fn(u32) -> bool) -> AVal {
+    let (var, step) = match (a, b) {
+        (AVal::Lin { slot: t, .. }, v) if invariant(t) => (v, a),
+        (v, _) => (v, b),
+    };
+    match (var, step) {
+        (
+            AVal::Lin {
+                slot,
+                post,
+                off,
+                plus: None,
+            },
+            AVal::Lin {
+                slot: t,
+                plus: None,
+                off: 0,
+                ..
+            },
+        ) if invariant(t) && t != slot => AVal::Lin {
+            slot,
+            post,
+            off,
+            plus: Some(t),
+        },
+        _ => AVal::Unknown,
     }
 }
 

@@ -629,19 +629,22 @@ fn random_loop(g: &mut Gen) -> String {
     } else {
         (String::new(), access.clone())
     };
-    let test = |cmp: &str, target: &str| {
-        if slot_bound {
-            format!("    ldl2 i n\n    j{cmp} {target}\n")
-        } else {
-            format!("    j{cmp}.li i {bound} {target}\n")
-        }
-    };
+    // The test as a fused compare-and-branch on a slot and a constant, on
+    // two slots, or (as unoptimized code has it) a comparison and `jnz` or
+    // `jz` with the comparison negated.
+    let form = g.next() % 4;
     let negate = |cmp: &str| match cmp {
         "lt" => "ge",
         "le" => "gt",
         "gt" => "le",
         "ge" => "lt",
         _ => "eq",
+    };
+    let test = |cmp: &str, target: &str| match (form, slot_bound) {
+        (2, _) => format!("    ldl2 i n\n    {cmp}\n    jnz {target}\n"),
+        (3, _) => format!("    ldl2 i n\n    {}\n    jz {target}\n", negate(cmp)),
+        (_, true) => format!("    ldl2 i n\n    j{cmp} {target}\n"),
+        (_, false) => format!("    j{cmp}.li i {bound} {target}\n"),
     };
     let body = if g.next() % 2 == 0 {
         // Bottom-tested.
@@ -678,7 +681,7 @@ fn random_loop(g: &mut Gen) -> String {
 fn random_counted_loops_agree() {
     let mut g = Gen(0x9E37_79B9_7F4A_7C15);
     let mut total = LoopEntries::default();
-    for _ in 0..300 {
+    for _ in 0..600 {
         let src = random_loop(&mut g);
         let p = program(&src);
         let fuels = [Some(g.next() % 8), Some(g.next() % 40), Some(400)];
@@ -686,7 +689,7 @@ fn random_counted_loops_agree() {
         total.fast += e.fast;
         total.checked += e.checked;
     }
-    assert!(total.fast > 100 && total.checked > 100, "{total:?}");
+    assert!(total.fast > 200 && total.checked > 200, "{total:?}");
 }
 
 /// Loops the analysis must not count, and the edges of what it proves:
@@ -864,4 +867,52 @@ L:
         let e = sweep(&p, &[4], &fuels_upto(6));
         assert_eq!(e.fast > 0, fits, "{e:?}");
     }
+}
+
+/// Unoptimized Che++ tests its loops with a comparison and `jz` at the top
+/// and steps by `i := i + k` or `j := j + i`: those loops are counted too,
+/// on their own and through the optimizer.
+#[test]
+fn unoptimized_che_loops_are_counted() {
+    let src = r#"
+list a[12];
+
+function main()
+var i, j, k, s;
+begin
+  i := 0;
+  while i < 12 do
+    a[i] := i * 3;
+    i := i + 1;
+  end;
+  k := 3;
+  j := 1;
+  while j <= 12 do
+    s := s + a[j - 1];
+    j := j + k;
+  end;
+  i := 11;
+  while 0 <= i do
+    s := s + a[i];
+    i := i - 2;
+  end;
+  write s;
+  return s;
+end;
+"#;
+    let compiled = cvm::che::compile_str("t.che", src, &cvm::che::CompileOptions::default());
+    let module = compiled
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
+    let p = Program::new(module).expect("verifies");
+    let (err, used) = outcome(&p, 4);
+    assert_eq!(err, None);
+    let e = sweep(&p, &[4], &fuels_upto(used + 1));
+    // Three loops, two runs, enough fuel in the last two sweeps.
+    assert!(e.fast >= 12, "{e:?}\n{}", cvm::asm::disassemble(p.module()));
+    assert!(e.checked > 0, "{e:?}");
+    let (o, _) = cvm::opt::optimize(&p);
+    let e = sweep(&o, &[4], &fuels_upto(used + 1));
+    assert!(e.fast >= 12, "{e:?}\n{}", cvm::asm::disassemble(o.module()));
 }
