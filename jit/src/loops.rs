@@ -224,6 +224,11 @@ pub(crate) struct CountedLoop {
     pub accesses: Vec<Access>,
     /// The most fuel one iteration can charge.
     pub fuel_per_iteration: u64,
+    /// Whether every edge back to the header is the taken edge of a
+    /// charged conditional branch (a compare-and-branch whose target is the
+    /// header, at or before it), so that the fast copy may charge them at
+    /// the top of the header and branch straight back.
+    pub back_edges_charged: bool,
     /// For each `enter.f` nesting level `o` (relative to the header) at
     /// which the body makes depth tests, the largest `k` tested there: the
     /// fast copy needs `depth_left - o > k` (unsigned) for each.
@@ -889,6 +894,16 @@ fn analyze_loop(
         test,
         accesses,
         fuel_per_iteration: fuel,
+        back_edges_charged: latches.iter().all(|&l| {
+            let i = &info.instrs[l];
+            i.instr.target() == Some(info.instrs[h].offset)
+                && i.offset >= info.instrs[h].offset
+                && i.instr.opcode.info().flow == Flow::Branch
+                && !matches!(
+                    i.instr.opcode,
+                    Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB
+                )
+        }),
         depth,
     })
 }

@@ -208,6 +208,11 @@ struct Fast {
     blocks: HashMap<u32, Block>,
     /// Offsets of the accesses whose bounds the guard proved.
     proven: HashSet<u32>,
+    /// When every edge back to the header is a charged jump: the header's
+    /// offset. The copy then charges those jumps' unit at the top of the
+    /// header instead of on the edge (the guard adds one unit for the
+    /// entry), so a back edge is a plain branch.
+    charged_header: Option<u32>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -349,11 +354,25 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.known.fill(None);
             let ok = loops::guard(self, lp);
             self.count_entry(ok);
-            self.b.ins().brif(ok, fast_header, &[], ordinary, &[]);
+            let charged_header = lp.back_edges_charged.then_some(lp.header);
+            if charged_header.is_some() {
+                let entry = self.b.create_block();
+                self.b.ins().brif(ok, entry, &[], ordinary, &[]);
+                self.b.switch_to_block(entry);
+                // The header charges one unit; the entry is no back edge.
+                // (Wrapping: i64::MAX + 1 - 1 is i64::MAX again.)
+                let fuel = self.b.use_var(self.fuel);
+                let more = self.b.ins().iadd_imm_s(fuel, 1);
+                self.b.def_var(self.fuel, more);
+                self.b.ins().jump(fast_header, &[]);
+            } else {
+                self.b.ins().brif(ok, fast_header, &[], ordinary, &[]);
+            }
             self.open = false;
             self.fast = Some(Fast {
                 blocks,
                 proven: lp.accesses.iter().map(|a| a.offset).collect(),
+                charged_header,
             });
             for (n, i) in instrs.iter().enumerate() {
                 let Some(depth) = i.depth else { continue };
@@ -370,6 +389,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.b.ins().jump(block, &[]);
                     }
                     self.enter(block);
+                    if charged_header == Some(i.offset) {
+                        self.charge(i.offset);
+                    }
                 } else if !self.open {
                     let block = self.b.create_block();
                     self.enter(block);
@@ -605,6 +627,14 @@ impl<'a, 'b> Lower<'a, 'b> {
         if target > offset {
             return dest;
         }
+        if self
+            .fast
+            .as_ref()
+            .is_some_and(|f| f.charged_header == Some(target))
+        {
+            // The header charges the unit.
+            return dest;
+        }
         let charge = self.b.create_block();
         self.pending.push((charge, offset, dest));
         charge
@@ -629,7 +659,11 @@ impl<'a, 'b> Lower<'a, 'b> {
             Some(n) => self.target_block(offset, n),
             None => self.b.create_block(),
         };
-        if target <= offset {
+        let plain = self
+            .fast
+            .as_ref()
+            .is_some_and(|f| f.charged_header == Some(target));
+        if target <= offset && !plain {
             // A loop's back edge: name the taken edge second, so Cranelift
             // lays out the fuel charge and the loop right after the branch
             // (one taken jump per iteration) and the loop exit after them.
