@@ -401,9 +401,26 @@ impl<'a, 'b> Lower<'a, 'b> {
                     .find(|j| j.depth.is_some())
                     .map(|j| j.offset);
                 self.instr(i.offset, i.instr, depth, next);
+                // A fall-through out of the loop (a for-in step that found
+                // an element, when its exit is the back edge): continue in
+                // the ordinary code.
+                if self.open && !next.is_some_and(|n| lp.contains(n)) {
+                    match next {
+                        Some(n) => {
+                            let to = self.target_block(i.offset, n);
+                            self.b.ins().jump(to, &[]);
+                            self.open = false;
+                        }
+                        None => {
+                            // Verified code never falls off the end.
+                            let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+                            self.ret_status(status);
+                        }
+                    }
+                }
             }
             if self.open {
-                // A loop body always ends in jumps; close the block anyway.
+                // Every body instruction's fall-through is handled above.
                 let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
                 self.ret_status(status);
             }

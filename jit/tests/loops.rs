@@ -916,3 +916,40 @@ end;
     let e = sweep(&o, &[4], &fuels_upto(used + 1));
     assert!(e.fast >= 12, "{e:?}\n{}", cvm::asm::disassemble(o.module()));
 }
+
+/// A for-in step whose exit is the loop's back edge and whose
+/// fall-through (an element found) leaves the loop: the fast copy must
+/// continue in the ordinary code there (found by the Che++ program
+/// generator).
+#[test]
+fn a_for_in_step_that_falls_out_of_the_loop() {
+    for inner in ["", " = 5 6"] {
+        let src = format!(
+            r#"
+.list a 3 = 1 2 3
+.list b 2{inner}
+.entry main
+.func main params 0 lists 0 locals 4 stack 2 value
+.slots c1 c2 s x
+H:
+    forl a c1 E
+    add.l s
+    stl s
+    push 0
+    stl c2
+    forl b c2 H
+    stl x
+    ldl x
+    add.l s
+    retv
+E:
+    ldl s
+    retv
+.end
+"#
+        );
+        let p = program(&src);
+        let e = sweep(&p, &[4], &fuels_upto(6));
+        assert!(e.fast > 0 && e.checked > 0, "{inner}: {e:?}");
+    }
+}
