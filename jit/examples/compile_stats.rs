@@ -13,32 +13,12 @@
 //! table, `--objdump` the final machine code disassembled by `objdump`
 //! (when installed).
 
-use cvm::che::{compile_file, CompileOptions};
-use cvm::{asm, Program};
+mod common;
+
+use cvm::asm;
+
 use jit::JitProgram;
 use std::path::Path;
-
-fn load(path: &Path, optimize: bool, opt_asm: bool) -> Result<Program, String> {
-    let module = if path.extension().is_some_and(|e| e == "asm") {
-        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        let program = Program::new(asm::assemble(&text).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
-        return Ok(if optimize && opt_asm {
-            cvm::opt::optimize(&program).0
-        } else {
-            program
-        });
-    } else {
-        let c = compile_file(path, &CompileOptions::default());
-        c.module.clone().ok_or_else(|| c.render_diagnostics())?
-    };
-    let program = Program::new(module).map_err(|e| e.to_string())?;
-    Ok(if optimize {
-        cvm::opt::optimize(&program).0
-    } else {
-        program
-    })
-}
 
 /// The x86-64 disassembly of `bytes` by `objdump`, or why there is none.
 fn objdump(bytes: &[u8]) -> String {
@@ -81,7 +61,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|");
     for arg in args.iter().filter(|a| !a.starts_with("--")) {
         let path = Path::new(arg);
-        let program = match load(path, optimize, opt_asm) {
+        let program = match common::load(path, optimize && (opt_asm || !common::is_asm(path))) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{arg}: {e}");

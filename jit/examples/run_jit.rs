@@ -11,26 +11,12 @@
 //! one run costs (compiled code, entry and reset), compilation excluded
 //! (`benches/callgrind-jit.sh`).
 
-use cvm::che::{compile_file, CompileOptions};
-use cvm::{asm, NoHost, NullOutput, Program};
+mod common;
+
+use common::load;
+use cvm::{NoHost, NullOutput};
 use jit::JitProgram;
 use std::path::Path;
-
-fn load(path: &Path, optimize: bool) -> Result<Program, String> {
-    let module = if path.extension().is_some_and(|e| e == "asm") {
-        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        asm::assemble(&text).map_err(|e| e.to_string())?
-    } else {
-        let c = compile_file(path, &CompileOptions::default());
-        c.module.clone().ok_or_else(|| c.render_diagnostics())?
-    };
-    let program = Program::new(module).map_err(|e| e.to_string())?;
-    Ok(if optimize {
-        cvm::opt::optimize(&program).0
-    } else {
-        program
-    })
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

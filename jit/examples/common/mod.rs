@@ -1,0 +1,28 @@
+//! What the JIT examples share: loading a program from the command line.
+
+use cvm::che::{compile_file, CompileOptions};
+use cvm::{asm, Program};
+use std::path::Path;
+
+/// Whether `path` names CVM assembly (`.asm`) rather than Che++.
+pub fn is_asm(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "asm")
+}
+
+/// Assembles a `.asm` file or compiles a Che++ file, verifies it, and runs
+/// it through the loophole optimizer when `optimize`.
+pub fn load(path: &Path, optimize: bool) -> Result<Program, String> {
+    let module = if is_asm(path) {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        asm::assemble(&text).map_err(|e| e.to_string())?
+    } else {
+        let c = compile_file(path, &CompileOptions::default());
+        c.module.clone().ok_or_else(|| c.render_diagnostics())?
+    };
+    let program = Program::new(module).map_err(|e| e.to_string())?;
+    Ok(if optimize {
+        cvm::opt::optimize(&program).0
+    } else {
+        program
+    })
+}
