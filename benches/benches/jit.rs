@@ -120,11 +120,11 @@ fn che_twins(c: &mut Criterion) {
 }
 
 /// A host with a board and nothing else.
-struct BoardHost(BoardView);
+struct BoardHost<'b>(&'b BoardView);
 
-impl Host for BoardHost {
+impl Host for BoardHost<'_> {
     fn board(&self) -> Option<&BoardView> {
-        Some(&self.0)
+        Some(self.0)
     }
 }
 
@@ -212,7 +212,8 @@ fn native_patterns(b: &BoardView) -> i32 {
 fn patterns(c: &mut Criterion) {
     let boards: Vec<BoardView> = oracle_positions().iter().take(64).map(board_view).collect();
     assert_eq!(boards.len(), 64);
-    let program = compile_che_file(&crate_dir().join("advice/patterns.che"));
+    let (program, _) =
+        cvm::opt::optimize(&compile_che_file(&crate_dir().join("advice/patterns.che")));
     let native_total: i32 = boards.iter().map(native_patterns).sum();
 
     let mut g = group(c, "jit/patterns");
@@ -224,7 +225,7 @@ fn patterns(c: &mut Criterion) {
         boards
             .iter()
             .map(|board| {
-                let done = interp.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                let done = interp.run_entry(&mut BoardHost(board), &mut NullOutput);
                 done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
             })
             .sum()
@@ -237,7 +238,7 @@ fn patterns(c: &mut Criterion) {
         boards
             .iter()
             .map(|board| {
-                let done = vm.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                let done = vm.run_entry(&mut BoardHost(board), &mut NullOutput);
                 done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
             })
             .sum()

@@ -89,11 +89,11 @@ fn che_twins(c: &mut Criterion<Clock>) {
 }
 
 /// A host with a board and nothing else.
-struct BoardHost(BoardView);
+struct BoardHost<'b>(&'b BoardView);
 
-impl Host for BoardHost {
+impl Host for BoardHost<'_> {
     fn board(&self) -> Option<&BoardView> {
-        Some(&self.0)
+        Some(self.0)
     }
 }
 
@@ -110,7 +110,7 @@ fn patterns(c: &mut Criterion<Clock>) {
             boards
                 .iter()
                 .map(|board| {
-                    let done = interp.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                    let done = interp.run_entry(&mut BoardHost(board), &mut NullOutput);
                     done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
                 })
                 .fold(0i32, i32::wrapping_add)
@@ -125,7 +125,7 @@ fn patterns(c: &mut Criterion<Clock>) {
             boards
                 .iter()
                 .map(|board| {
-                    let done = vm.run_entry(&mut BoardHost(*board), &mut NullOutput);
+                    let done = vm.run_entry(&mut BoardHost(board), &mut NullOutput);
                     done.ok().and_then(|d| d.value()).unwrap_or(i32::MIN)
                 })
                 .fold(0i32, i32::wrapping_add)

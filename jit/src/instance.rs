@@ -18,7 +18,9 @@ use crate::stack;
 use cvm::chess::advice::AdviceTable;
 use cvm::chess::board::BoardView;
 use cvm::interp::check_call_args;
-use cvm::{Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError, TrapKind};
+use cvm::{
+    Completion, Host, Interpreter, Limits, Memory, Module, Output, Program, RuntimeError, TrapKind,
+};
 use std::ffi::c_void;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -209,12 +211,12 @@ impl<'j> JitInstance<'j> {
         self.ran_compiled = false;
         self.loop_entries = LoopEntries::default();
         check_call_args(self.jit.program.module(), func, args)?;
-        if self.memory_touched && !self.memory_layout_ok() {
-            return Err(bad_call(
-                "the instance memory no longer has the module's layout",
-            ));
-        }
-        if !self.constants_intact(func, args) {
+        // Memory needs a look only after the embedder or the interpreter
+        // had it, or when the program can write through list parameters;
+        // the common call skips both checks.
+        if (self.memory_touched || self.jit.facts.writes_through_refs)
+            && !self.memory_ready(func, args)?
+        {
             return self.call_interpreted(func, args, host, output);
         }
         let max_depth = self.limits.max_depth.max(1);
@@ -225,11 +227,43 @@ impl<'j> JitInstance<'j> {
         let Some(bytes) = stack::need(u64::from(frames), self.jit.max_frame) else {
             return self.call_interpreted(func, args, host, output);
         };
-        let ran = stack::with_stack(bytes, || self.enter(func, args, max_depth, host, output));
-        match ran {
+        if stack::enough_here(bytes) {
+            return self.enter(func, args, max_depth, host, output);
+        }
+        self.call_on_new_stack(bytes, func, args, max_depth, host, output)
+    }
+
+    /// Runs the call on a fresh native stack segment when the current one
+    /// is too short, or on the interpreter when none can be had.
+    #[cold]
+    #[inline(never)]
+    fn call_on_new_stack(
+        &mut self,
+        bytes: usize,
+        func: u32,
+        args: &[i32],
+        max_depth: u32,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        match stack::with_stack(bytes, || self.enter(func, args, max_depth, host, output)) {
             Some(result) => result,
             None => self.call_interpreted(func, args, host, output),
         }
+    }
+
+    /// Whether compiled code may run a call with `args` on the current
+    /// memory: `Ok(false)` sends the call to the interpreter, an error
+    /// means the memory lost the module's layout.
+    #[cold]
+    #[inline(never)]
+    fn memory_ready(&mut self, func: u32, args: &[i32]) -> Result<bool, RuntimeError> {
+        if self.memory_touched && !self.memory_layout_ok() {
+            return Err(bad_call(
+                "the instance memory no longer has the module's layout",
+            ));
+        }
+        Ok(self.constants_intact(func, args))
     }
 
     /// Whether memory still has the shape compiled code was made for.
@@ -274,6 +308,8 @@ impl<'j> JitInstance<'j> {
 
     /// Runs the call on the interpreter, lending it this instance's memory
     /// and advice table.
+    #[cold]
+    #[inline(never)]
     fn call_interpreted(
         &mut self,
         func: u32,
@@ -295,6 +331,7 @@ impl<'j> JitInstance<'j> {
     }
 
     /// Enters compiled code; the native stack has been arranged.
+    #[inline]
     fn enter(
         &mut self,
         func: u32,
@@ -308,7 +345,6 @@ impl<'j> JitInstance<'j> {
         let module = jit.program.module();
         let compiled = jit.functions[func as usize];
         let fuel = i64::try_from(self.limits.fuel.unwrap_or(u64::MAX)).unwrap_or(i64::MAX);
-        let board = host.board().copied().unwrap_or(BoardView::EMPTY);
         let memory: *mut Memory = &mut self.memory;
         // SAFETY: `memory` comes from an exclusive borrow of `self.memory`
         // that lasts until this function returns; the vectors are not
@@ -325,7 +361,10 @@ impl<'j> JitInstance<'j> {
             globals,
             heap,
             lists,
-            board,
+            board: match host.board() {
+                Some(board) => *board,
+                None => BoardView::EMPTY,
+            },
             trap_code: 0,
             trap_offset: 0,
             trap_a: 0,
@@ -359,19 +398,35 @@ impl<'j> JitInstance<'j> {
                 args.as_ptr(),
             )
         };
-        if let Some(panic) = ctx.panic.take() {
-            resume_unwind(panic);
-        }
         self.loop_entries = LoopEntries {
             fast: ctx.loops_fast,
             checked: ctx.loops_checked,
         };
-        let left = if status >= 0 { status } else { ctx.fuel_left };
-        self.fuel_used = fuel.saturating_sub(left) as u64;
-        if status >= 0 {
+        if status >= 0 && ctx.panic.is_none() {
+            self.fuel_used = fuel.saturating_sub(status) as u64;
             let returns = module.functions[func as usize].returns_value;
-            Ok(Completion::Returned(returns.then_some(ctx.result)))
-        } else if status == STATUS_HALT {
+            return Ok(Completion::Returned(returns.then_some(ctx.result)));
+        }
+        self.stopped(ctx, status, fuel, max_depth, module)
+    }
+
+    /// The outcome of a compiled run that did not return normally: a halt,
+    /// a runtime error, or a panic in embedder code to resume.
+    #[cold]
+    #[inline(never)]
+    fn stopped(
+        &mut self,
+        mut ctx: Context<'_>,
+        status: i64,
+        fuel: i64,
+        max_depth: u32,
+        module: &Module,
+    ) -> Result<Completion, RuntimeError> {
+        if let Some(panic) = ctx.panic.take() {
+            resume_unwind(panic);
+        }
+        self.fuel_used = fuel.saturating_sub(ctx.fuel_left) as u64;
+        if status == STATUS_HALT {
             Ok(Completion::Halted)
         } else {
             let kind = ctx.trap_kind(max_depth);

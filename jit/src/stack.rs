@@ -38,6 +38,14 @@ pub(crate) fn need(frames: u64, frame_bytes: u64) -> Option<usize> {
     usize::try_from(total).ok()
 }
 
+/// Whether the current native stack has at least `bytes` left: one look
+/// at the stack pointer and the thread's cached stack limit, the check
+/// every call makes before it considers [`with_stack`].
+#[inline]
+pub(crate) fn enough_here(bytes: usize) -> bool {
+    stacker::remaining_stack().is_some_and(|left| left >= bytes)
+}
+
 /// Runs `f` with at least `bytes` of native stack available, or returns
 /// `None` without running it when that cannot be arranged.
 pub(crate) fn with_stack<R>(bytes: usize, f: impl FnOnce() -> R) -> Option<R> {
