@@ -35,7 +35,7 @@
 
 use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::inline;
-use crate::loops::{self, CountedLoop, ListRef};
+use crate::loops::{self, CountedLoop, ListRef, Step};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
@@ -152,6 +152,32 @@ fn leaders(b: &mut FunctionBuilder<'_>, info: &FunctionInfo) -> HashMap<u32, Blo
     blocks
 }
 
+/// The counter of a counted loop whose fast copy can rotate it
+/// ([`Rotation`]): the loop's only edge back to the header is an
+/// `inc.jlt.li` with a bound above `i32::MIN`, on a slot the guard tracks
+/// as an induction variable stepping by one (so it proves the increment
+/// never wraps).
+fn rotation(info: &FunctionInfo, lp: &CountedLoop) -> Option<Rotation> {
+    let mut latches = info
+        .instrs
+        .iter()
+        .filter(|i| i.depth.is_some() && lp.contains(i.offset))
+        .filter(|i| i.instr.target() == Some(lp.header));
+    let latch = latches.next()?;
+    if latches.next().is_some() || latch.instr.opcode != Opcode::IncJLtLI {
+        return None;
+    }
+    let (slot, bound) = (latch.instr.operands[0], latch.instr.operands[1]);
+    let counts = lp
+        .ivs
+        .iter()
+        .any(|iv| iv.slot == slot && iv.step == Step::Const(1));
+    (counts && bound as i32 != i32::MIN).then_some(Rotation {
+        slot,
+        latch: latch.offset,
+    })
+}
+
 /// The lowering state of one function.
 pub(crate) struct Lower<'a, 'b> {
     /// The function builder.
@@ -213,6 +239,24 @@ struct Fast {
     /// header instead of on the edge (the guard adds one unit for the
     /// entry), so a back edge is a plain branch.
     charged_header: Option<u32>,
+    /// A counter the copy increments at the top of the header instead of
+    /// at its latch ([`Rotation`]).
+    rotated: Option<Rotation>,
+}
+
+/// A rotated loop counter in a fast copy. The loop's only back edge is an
+/// `inc.jlt.li` on a counter the guard proved not to wrap. The copy passes
+/// the counter's old value back to the header, which adds the one, and the
+/// latch tests `old < bound - 1` (the same as `old + 1 < bound` without
+/// wrapping); the loop's exit adds the one itself, and the guard's entry
+/// into the copy passes the counter less one. So no value of the counter
+/// outlives its successor and the back edge needs no register copy.
+#[derive(Copy, Clone, Debug)]
+struct Rotation {
+    /// The counter's frame slot.
+    slot: u32,
+    /// Offset of the latch (the `inc.jlt.li`).
+    latch: u32,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -355,6 +399,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             let ok = loops::guard(self, lp);
             self.count_entry(ok);
             let charged_header = lp.back_edges_charged.then_some(lp.header);
+            let rotated = charged_header.and_then(|_| rotation(info, lp));
             if charged_header.is_some() {
                 let entry = self.b.create_block();
                 self.b.ins().brif(ok, entry, &[], ordinary, &[]);
@@ -364,6 +409,12 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let fuel = self.b.use_var(self.fuel);
                 let more = self.b.ins().iadd_imm_s(fuel, 1);
                 self.b.def_var(self.fuel, more);
+                if let Some(r) = rotated {
+                    // The header adds the one back (wrapping both ways).
+                    let v = self.slot(r.slot);
+                    let before = self.b.ins().iadd_imm_s(v, -1);
+                    self.set_slot(r.slot, before);
+                }
                 self.b.ins().jump(fast_header, &[]);
             } else {
                 self.b.ins().brif(ok, fast_header, &[], ordinary, &[]);
@@ -373,6 +424,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 blocks,
                 proven: lp.accesses.iter().map(|a| a.offset).collect(),
                 charged_header,
+                rotated,
             });
             for (n, i) in instrs.iter().enumerate() {
                 let Some(depth) = i.depth else { continue };
@@ -391,6 +443,11 @@ impl<'a, 'b> Lower<'a, 'b> {
                     self.enter(block);
                     if charged_header == Some(i.offset) {
                         self.charge(i.offset);
+                        if let Some(r) = rotated {
+                            let v = self.slot(r.slot);
+                            let now = self.b.ins().iadd_imm_s(v, 1);
+                            self.set_slot(r.slot, now);
+                        }
                     }
                 } else if !self.open {
                     let block = self.b.create_block();
@@ -503,6 +560,15 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.fast
             .as_ref()
             .is_some_and(|f| f.proven.contains(&offset))
+    }
+
+    /// Whether the instruction at `offset` is the latch of a rotated
+    /// counter in the fast copy being lowered.
+    fn rotated_latch(&self, offset: u32) -> bool {
+        self.fast
+            .as_ref()
+            .and_then(|f| f.rotated)
+            .is_some_and(|r| r.latch == offset)
     }
 
     fn enter(&mut self, block: Block) {
@@ -1175,6 +1241,34 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let b = self.slot(ops[1]);
                 self.set(d, a);
                 self.set(d + 1, b);
+            }
+            Opcode::IncJLtLI if self.rotated_latch(offset) => {
+                // See `Rotation`: the old value goes back to the header.
+                let v = self.slot(ops[0]);
+                let bound = ops[1] as i32;
+                let c = self.b.ins().icmp_imm_s(
+                    IntCC::SignedLessThan,
+                    v,
+                    i64::from(bound.wrapping_sub(1)),
+                );
+                let header = self.target_block(offset, ops[2]);
+                let exit = self.b.create_block();
+                self.b.ins().brif(c, header, &[], exit, &[]);
+                self.b.switch_to_block(exit);
+                let r = self.b.ins().iadd_imm_s(v, 1);
+                self.set_slot(ops[0], r);
+                match next {
+                    Some(n) => {
+                        let to = self.target_block(offset, n);
+                        self.b.ins().jump(to, &[]);
+                    }
+                    None => {
+                        // Verified code never falls off the end.
+                        let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+                        self.ret_status(status);
+                    }
+                }
+                self.flush();
             }
             Opcode::IncJLtLI => {
                 let v = self.slot(ops[0]);

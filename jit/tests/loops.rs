@@ -953,3 +953,81 @@ E:
         assert!(e.fast > 0 && e.checked > 0, "{inner}: {e:?}");
     }
 }
+
+/// A loop closed by `inc.jlt.li` from `start` to `bound` whose counter the
+/// body reads (summing it), which leaves early when the counter reaches
+/// `stop`, divides by `counter - trap` (an error when it gets there), and
+/// returns `counter * 1000 + sum` (wrapping), so the counter's value in the
+/// body, at the break, at the error and after the loop all show.
+fn counter_loop(start: i32, bound: i32, stop: i32, trap: i32) -> String {
+    format!(
+        r#"
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+.slots i s
+    push {start}
+    stl i
+L:
+    ldl i
+    jeq.i {stop} B
+    push 1
+    ldl i
+    add.i {neg_trap}
+    div
+    pop
+    ldl i
+    add.l s
+    stl s
+    inc.jlt.li i {bound} L
+B:
+    ldl i
+    mul.i 1000
+    add.l s
+    retv
+.end
+"#,
+        neg_trap = trap.wrapping_neg()
+    )
+}
+
+#[test]
+fn counters_closing_the_loop_keep_their_value_everywhere() {
+    // The fast copy moves the increment of an `inc.jlt.li` counter to the
+    // top of the loop; every place the counter is seen must agree.
+    let none = i32::MIN + 7;
+    let cases = [
+        (0, 10, none, none),
+        (0, 10, 6, none),
+        (0, 10, none, 4),
+        (9, 3, none, none),
+        (5, 6, none, none),
+        (i32::MAX - 6, i32::MAX, none, none),
+        (i32::MAX - 6, i32::MAX, i32::MAX - 2, none),
+        (i32::MIN, i32::MIN + 5, none, none),
+        (-3, 4, none, 0),
+    ];
+    for (start, bound, stop, trap) in cases {
+        let p = program(&counter_loop(start, bound, stop, trap));
+        let e = sweep(&p, &[4], &fuels_upto(40));
+        assert!(e.fast > 0, "{start} {bound} {stop} {trap}: {e:?}");
+    }
+    // A loop of the one instruction.
+    for (start, bound) in [(0, 50), (49, 50), (70, 50), (i32::MAX - 3, i32::MAX)] {
+        let p = program(&format!(
+            r#"
+.entry main
+.func main params 0 lists 0 locals 1 stack 1 value
+.slots i
+    push {start}
+    stl i
+L:
+    inc.jlt.li i {bound} L
+    ldl i
+    retv
+.end
+"#
+        ));
+        let e = sweep(&p, &[4], &fuels_upto(60));
+        assert!(e.fast > 0, "{start} {bound}: {e:?}");
+    }
+}
