@@ -12,13 +12,18 @@
 //!   (`cvm/che/examples/shanny.che`) on 240 positions (interpreter and JIT
 //!   only: there is no native or Lua twin of the advice functions).
 //!
-//! Both VM columns (interpreter and JIT) of the core and Che++ rows run the
-//! optimized program, so the rows measure what `che run` executes. Every
-//! implementation's result is checked before it is timed.
+//! Both VM columns (interpreter and JIT) run the optimized program (the
+//! pattern program too), so the rows measure what `che run` executes. Every
+//! implementation's result is checked before it is timed. The Rust columns
+//! are timed by the benchmark thread's CPU time (`che_benches::clock`;
+//! `BENCH_CLOCK=wall` for wall time), the LuaJIT column by the CPU time
+//! `os.clock()` reports inside LuaJIT (`benches/lua/run.lua`), so both
+//! sides leave out time spent descheduled.
 //!
 //! Run: `cargo bench -p che-benches --bench jit`; ratios:
 //! `python3 benches/report.py jit native` (see `docs/benchmarks.md`).
 
+use che_benches::clock::Clock;
 use che_benches::{
     compile_che_file, compile_che_workload, crate_dir, example_program, load_program, lua,
     oracle_positions, WORKLOADS,
@@ -31,10 +36,9 @@ use jit::JitProgram;
 use std::hint::black_box;
 use std::time::Duration;
 
-fn group<'a>(
-    c: &'a mut Criterion,
-    name: &str,
-) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
+type Group<'a> = BenchmarkGroup<'a, Clock>;
+
+fn group<'a>(c: &'a mut Criterion<Clock>, name: &str) -> Group<'a> {
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
     g.warm_up_time(Duration::from_millis(500));
@@ -43,11 +47,7 @@ fn group<'a>(
 }
 
 /// The LuaJIT column (JIT on), when `luajit` is installed and agrees.
-fn luajit(
-    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    file: &str,
-    expected: &str,
-) {
+fn luajit(g: &mut Group<'_>, file: &str, expected: &str) {
     let Some(l) = lua::LUAS.iter().find(|l| l.label == "luajit") else {
         return;
     };
@@ -64,11 +64,7 @@ fn luajit(
 
 /// Interpreter and JIT columns for a program whose `main()` returns
 /// `expected`.
-fn vm_columns(
-    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    program: &Program,
-    expected: i32,
-) {
+fn vm_columns(g: &mut Group<'_>, program: &Program, expected: i32) {
     let mut interp = Interpreter::new(program);
     let done = interp
         .run_entry(&mut NoHost, &mut NullOutput)
@@ -93,7 +89,7 @@ fn vm_columns(
     });
 }
 
-fn core_set(c: &mut Criterion) {
+fn core_set(c: &mut Criterion<Clock>) {
     for w in WORKLOADS {
         let mut g = group(c, &format!("jit/{}", w.name));
         assert_eq!((w.native)(), w.expected, "native {}", w.name);
@@ -105,7 +101,7 @@ fn core_set(c: &mut Criterion) {
     }
 }
 
-fn che_twins(c: &mut Criterion) {
+fn che_twins(c: &mut Criterion<Clock>) {
     for w in WORKLOADS {
         let Some(program) = compile_che_workload(w.name, true) else {
             eprintln!("che/{}.che missing: skipping che-{}", w.name, w.name);
@@ -209,7 +205,7 @@ fn native_patterns(b: &BoardView) -> i32 {
     s
 }
 
-fn patterns(c: &mut Criterion) {
+fn patterns(c: &mut Criterion<Clock>) {
     let boards: Vec<BoardView> = oracle_positions().iter().take(64).map(board_view).collect();
     assert_eq!(boards.len(), 64);
     let (program, _) =
@@ -250,7 +246,7 @@ fn patterns(c: &mut Criterion) {
     g.finish();
 }
 
-fn shanny(c: &mut Criterion) {
+fn shanny(c: &mut Criterion<Clock>) {
     let positions = oracle_positions();
     let program = example_program();
     let code = JitProgram::compile(&program).expect("compiles");
@@ -289,5 +285,9 @@ fn shanny(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, core_set, che_twins, patterns, shanny);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(Clock::from_env());
+    targets = core_set, che_twins, patterns, shanny
+}
 criterion_main!(benches);
