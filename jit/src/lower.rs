@@ -242,7 +242,22 @@ struct Fast {
     /// A counter the copy increments at the top of the header instead of
     /// at its latch ([`Rotation`]).
     rotated: Option<Rotation>,
+    /// The loop header's offset.
+    header: u32,
+    /// Where this copy's edges back to the header go: the next copy's
+    /// header when the loop is unrolled (the copies form a ring), else its
+    /// own.
+    back_to: Block,
 }
+
+/// How many copies of a small counted loop's body the fast path chains
+/// (each a whole iteration with its own tests, so an exit from any copy is
+/// exact): the latches between them fall through, fuel and counter updates
+/// fold into one per round, and only the last copy jumps back.
+const UNROLL: usize = 4;
+
+/// The most CVM instructions a loop body may have to be unrolled.
+const MAX_UNROLLED_BODY: usize = 12;
 
 /// A rotated loop counter in a fast copy. The loop's only back edge is an
 /// `inc.jlt.li` on a counter the guard proved not to wrap. The copy passes
@@ -374,10 +389,9 @@ impl<'a, 'b> Lower<'a, 'b> {
     }
 
     /// Fills the guard of every counted loop of the current frame and
-    /// lowers the loop's fast copy ([`crate::loops`]).
+    /// lowers the loop's fast copy ([`crate::loops`]), unrolled when small.
     fn counted_copies(&mut self) {
         let info = self.info;
-        let instrs = &info.instrs;
         let loops = self.loops;
         for lp in loops {
             let (Some(&(_, guard)), Some(&ordinary)) =
@@ -385,21 +399,33 @@ impl<'a, 'b> Lower<'a, 'b> {
             else {
                 continue;
             };
-            let blocks: HashMap<u32, Block> = lp
-                .body
-                .iter()
-                .filter(|o| self.blocks.contains_key(o))
-                .map(|&o| (o, self.b.create_block()))
+            let charged_header = lp.back_edges_charged.then_some(lp.header);
+            let rotated = charged_header.and_then(|_| rotation(info, lp));
+            let unroll = if charged_header.is_some() && lp.body.len() <= MAX_UNROLLED_BODY {
+                UNROLL
+            } else {
+                1
+            };
+            let copies: Vec<HashMap<u32, Block>> = (0..unroll)
+                .map(|_| {
+                    lp.body
+                        .iter()
+                        .filter(|o| self.blocks.contains_key(o))
+                        .map(|&o| (o, self.b.create_block()))
+                        .collect()
+                })
                 .collect();
-            let Some(&fast_header) = blocks.get(&lp.header) else {
+            let headers: Vec<Block> = copies
+                .iter()
+                .filter_map(|c| c.get(&lp.header).copied())
+                .collect();
+            let Some(&fast_header) = headers.first() else {
                 continue;
             };
             self.b.switch_to_block(guard);
             self.known.fill(None);
             let ok = loops::guard(self, lp);
             self.count_entry(ok);
-            let charged_header = lp.back_edges_charged.then_some(lp.header);
-            let rotated = charged_header.and_then(|_| rotation(info, lp));
             if charged_header.is_some() {
                 let entry = self.b.create_block();
                 self.b.ins().brif(ok, entry, &[], ordinary, &[]);
@@ -419,69 +445,85 @@ impl<'a, 'b> Lower<'a, 'b> {
             } else {
                 self.b.ins().brif(ok, fast_header, &[], ordinary, &[]);
             }
-            self.open = false;
-            self.fast = Some(Fast {
-                blocks,
-                proven: lp.accesses.iter().map(|a| a.offset).collect(),
-                charged_header,
-                rotated,
-            });
-            for (n, i) in instrs.iter().enumerate() {
-                let Some(depth) = i.depth else { continue };
-                if !lp.contains(i.offset) {
-                    continue;
-                }
-                let leader = self
-                    .fast
-                    .as_ref()
-                    .and_then(|f| f.blocks.get(&i.offset))
-                    .copied();
-                if let Some(block) = leader {
-                    if self.open {
-                        self.b.ins().jump(block, &[]);
-                    }
-                    self.enter(block);
-                    if charged_header == Some(i.offset) {
-                        self.charge(i.offset);
-                        if let Some(r) = rotated {
-                            let v = self.slot(r.slot);
-                            let now = self.b.ins().iadd_imm_s(v, 1);
-                            self.set_slot(r.slot, now);
-                        }
-                    }
-                } else if !self.open {
-                    let block = self.b.create_block();
-                    self.enter(block);
-                }
-                let next = instrs[n + 1..]
-                    .iter()
-                    .find(|j| j.depth.is_some())
-                    .map(|j| j.offset);
-                self.instr(i.offset, i.instr, depth, next);
-                // A fall-through out of the loop (a for-in step that found
-                // an element, when its exit is the back edge): continue in
-                // the ordinary code.
-                if self.open && !next.is_some_and(|n| lp.contains(n)) {
-                    match next {
-                        Some(n) => {
-                            let to = self.target_block(i.offset, n);
-                            self.b.ins().jump(to, &[]);
-                            self.open = false;
-                        }
-                        None => {
-                            // Verified code never falls off the end.
-                            let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
-                            self.ret_status(status);
-                        }
-                    }
-                }
-            }
-            if self.open {
-                // Every body instruction's fall-through is handled above.
-                let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
-                self.ret_status(status);
+            for (copy, blocks) in copies.into_iter().enumerate() {
+                self.open = false;
+                self.fast = Some(Fast {
+                    blocks,
+                    proven: lp.accesses.iter().map(|a| a.offset).collect(),
+                    charged_header,
+                    rotated,
+                    header: lp.header,
+                    back_to: headers[(copy + 1) % headers.len()],
+                });
+                self.fast_copy(lp);
             }
             self.fast = None;
+        }
+    }
+
+    /// Lowers one copy of a counted loop's body for the fast path (the
+    /// state in `self.fast`).
+    fn fast_copy(&mut self, lp: &CountedLoop) {
+        let info = self.info;
+        let instrs = &info.instrs;
+        let (charged_header, rotated) = match &self.fast {
+            Some(f) => (f.charged_header, f.rotated),
+            None => return,
+        };
+        for (n, i) in instrs.iter().enumerate() {
+            let Some(depth) = i.depth else { continue };
+            if !lp.contains(i.offset) {
+                continue;
+            }
+            let leader = self
+                .fast
+                .as_ref()
+                .and_then(|f| f.blocks.get(&i.offset))
+                .copied();
+            if let Some(block) = leader {
+                if self.open {
+                    self.b.ins().jump(block, &[]);
+                }
+                self.enter(block);
+                if charged_header == Some(i.offset) {
+                    self.charge(i.offset);
+                    if let Some(r) = rotated {
+                        let v = self.slot(r.slot);
+                        let now = self.b.ins().iadd_imm_s(v, 1);
+                        self.set_slot(r.slot, now);
+                    }
+                }
+            } else if !self.open {
+                let block = self.b.create_block();
+                self.enter(block);
+            }
+            let next = instrs[n + 1..]
+                .iter()
+                .find(|j| j.depth.is_some())
+                .map(|j| j.offset);
+            self.instr(i.offset, i.instr, depth, next);
+            // A fall-through out of the loop (a for-in step that found
+            // an element, when its exit is the back edge): continue in
+            // the ordinary code.
+            if self.open && !next.is_some_and(|n| lp.contains(n)) {
+                match next {
+                    Some(n) => {
+                        let to = self.target_block(i.offset, n);
+                        self.b.ins().jump(to, &[]);
+                        self.open = false;
+                    }
+                    None => {
+                        // Verified code never falls off the end.
+                        let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+                        self.ret_status(status);
+                    }
+                }
+            }
+        }
+        if self.open {
+            // Every body instruction's fall-through is handled above.
+            let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+            self.ret_status(status);
         }
     }
 
@@ -514,8 +556,14 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// the loop, the guard of a counted loop entered from outside, else the
     /// target's block.
     fn target_block(&mut self, from: u32, to: u32) -> Block {
-        if let Some(&b) = self.fast.as_ref().and_then(|f| f.blocks.get(&to)) {
-            return b;
+        if let Some(f) = &self.fast {
+            // Inside a copy, every edge to the header is a back edge.
+            if to == f.header {
+                return f.back_to;
+            }
+            if let Some(&b) = f.blocks.get(&to) {
+                return b;
+            }
         }
         if let Some(&(k, guard)) = self.guards.get(&to) {
             if !self.loops[k].contains(from) {
@@ -1253,6 +1301,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                 );
                 let header = self.target_block(offset, ops[2]);
                 let exit = self.b.create_block();
+                // Out of line, so the copies of an unrolled loop follow
+                // each other and each latch falls through on continuing.
+                self.b.set_cold_block(exit);
                 self.b.ins().brif(c, header, &[], exit, &[]);
                 self.b.switch_to_block(exit);
                 let r = self.b.ins().iadd_imm_s(v, 1);

@@ -954,6 +954,44 @@ E:
     }
 }
 
+/// A loop closed by `incl` and `jlt.li` (not fused) summing `0..n`, left
+/// by a break at `stop`: unrolled, its latches are plain compare-and-branch
+/// instructions rather than a rotated counter.
+fn unfused_loop(n: i32, stop: i32) -> String {
+    format!(
+        r#"
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+.slots i s
+L:
+    ldl i
+    jeq.i {stop} B
+    ldl i
+    add.l s
+    stl s
+    incl i
+    jlt.li i {n} L
+B:
+    ldl i
+    mul.i 1000
+    add.l s
+    retv
+.end
+"#
+    )
+}
+
+#[test]
+fn unrolled_loops_leave_from_every_copy() {
+    for n in 1..=9 {
+        for stop in [-1, 0, 1, 2, 3, 5] {
+            let p = program(&unfused_loop(n, stop));
+            let e = sweep(&p, &[4], &fuels_upto(40));
+            assert!(e.fast > 0, "{n} {stop}: {e:?}");
+        }
+    }
+}
+
 /// A loop closed by `inc.jlt.li` from `start` to `bound` whose counter the
 /// body reads (summing it), which leaves early when the counter reaches
 /// `stop`, divides by `counter - trap` (an error when it gets there), and
@@ -1006,7 +1044,14 @@ fn counters_closing_the_loop_keep_their_value_everywhere() {
         (i32::MIN, i32::MIN + 5, none, none),
         (-3, 4, none, 0),
     ];
-    for (start, bound, stop, trap) in cases {
+    // Fast copies of small loops are unrolled four times: leave from every
+    // copy, by the test, a break or an error.
+    let short: Vec<(i32, i32, i32, i32)> = (1..=9)
+        .flat_map(|bound| {
+            (0..=bound).flat_map(move |at| [(0, bound, at, none), (0, bound, none, at)])
+        })
+        .collect();
+    for (start, bound, stop, trap) in cases.into_iter().chain(short) {
         let p = program(&counter_loop(start, bound, stop, trap));
         let e = sweep(&p, &[4], &fuels_upto(40));
         assert!(e.fast > 0, "{start} {bound} {stop} {trap}: {e:?}");
