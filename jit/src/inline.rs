@@ -364,7 +364,13 @@ fn test_fold(l: &mut Lower<'_, '_>, set: Value, fold: &ListFold, form: Form) -> 
     let mut tests = Vec::new();
     match form {
         Form::And => {
-            if fold.all != 0 {
+            if fold.all.is_power_of_two() {
+                // One square: holding it is the same as holding any of it,
+                // a plain bit test.
+                let all = mask(l, fold.all);
+                let hit = l.b.ins().band(set, all);
+                tests.push(l.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0));
+            } else if fold.all != 0 {
                 let all = mask(l, fold.all);
                 let hit = l.b.ins().band(set, all);
                 tests.push(l.b.ins().icmp(IntCC::Equal, hit, all));

@@ -38,8 +38,9 @@ use crate::inline;
 use crate::loops::{self, CountedLoop, ListRef, Step};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Type, Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, InstructionData, MemFlagsData,
+    Opcode as ClifOpcode, Signature, StackSlot, StackSlotData, StackSlotKind, Type, Value,
+    ValueDef,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cvm::intrinsics::{INTRINSICS, MAX_PARAMS};
@@ -1012,6 +1013,24 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     // ----- arithmetic -------------------------------------------------------
 
+    /// `b` when `v` is `b` zero-extended from an 8-bit truth value, else
+    /// `v`: either is non-zero exactly when the other is.
+    fn narrow_truth(&self, v: Value) -> Value {
+        let dfg = &self.b.func.dfg;
+        if let ValueDef::Result(inst, 0) = dfg.value_def(v) {
+            if let InstructionData::Unary {
+                opcode: ClifOpcode::Uextend,
+                arg,
+            } = dfg.insts[inst]
+            {
+                if dfg.value_type(arg) == types::I8 {
+                    return arg;
+                }
+            }
+        }
+        v
+    }
+
     fn bool_to_i32(&mut self, c: Value) -> Value {
         self.b.ins().uextend(types::I32, c)
     }
@@ -1383,6 +1402,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                 } else {
                     IntCC::NotEqual
                 };
+                // A truth value widened from a test (a pattern's result, a
+                // comparison) is tested before the widening.
+                let v = self.narrow_truth(v);
                 let c = self.b.ins().icmp_imm_s(cc, v, 0);
                 self.branch(c, offset, ops[0], next);
             }
