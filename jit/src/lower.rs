@@ -47,7 +47,7 @@ use cvm::intrinsics::{INTRINSICS, MAX_PARAMS};
 use cvm::isa::{Flow, Opcode};
 use cvm::module::Function;
 use cvm::runtime::ListSlice;
-use cvm::verify::FunctionInfo;
+use cvm::verify::{FunctionInfo, InstrInfo};
 use cvm::{Memory, Module};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -151,6 +151,14 @@ fn leaders(b: &mut FunctionBuilder<'_>, info: &FunctionInfo) -> HashMap<u32, Blo
         after_branch = i.instr.opcode.info().flow != Flow::Next;
     }
     blocks
+}
+
+/// The offset of the first reachable instruction after index `n`.
+fn next_reachable(instrs: &[InstrInfo], n: usize) -> Option<u32> {
+    instrs[n + 1..]
+        .iter()
+        .find(|j| j.depth.is_some())
+        .map(|j| j.offset)
 }
 
 /// The counter of a counted loop whose fast copy can rotate it
@@ -368,16 +376,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                     self.b.ins().jump(to, &[]);
                 }
                 self.enter(block);
-            } else if !self.open {
-                // Reachable code always starts a block after a terminator;
-                // keep the builder consistent regardless.
-                let block = self.b.create_block();
-                self.enter(block);
+            } else {
+                self.reopen();
             }
-            let next = instrs[n + 1..]
-                .iter()
-                .find(|j| j.depth.is_some())
-                .map(|j| j.offset);
+            let next = next_reachable(instrs, n);
             self.instr(i.offset, i.instr, depth, next);
             from = Some(i.offset);
         }
@@ -494,14 +496,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.set_slot(r.slot, now);
                     }
                 }
-            } else if !self.open {
-                let block = self.b.create_block();
-                self.enter(block);
+            } else {
+                self.reopen();
             }
-            let next = instrs[n + 1..]
-                .iter()
-                .find(|j| j.depth.is_some())
-                .map(|j| j.offset);
+            let next = next_reachable(instrs, n);
             self.instr(i.offset, i.instr, depth, next);
             // A fall-through out of the loop (a for-in step that found
             // an element, when its exit is the back edge): continue in
@@ -618,6 +616,16 @@ impl<'a, 'b> Lower<'a, 'b> {
             .as_ref()
             .and_then(|f| f.rotated)
             .is_some_and(|r| r.latch == offset)
+    }
+
+    /// Continues in a fresh block when the last instruction closed the
+    /// current one. (Reachable code always starts a block after a
+    /// terminator; this keeps the builder consistent regardless.)
+    fn reopen(&mut self) {
+        if !self.open {
+            let block = self.b.create_block();
+            self.enter(block);
+        }
     }
 
     fn enter(&mut self, block: Block) {
