@@ -243,11 +243,11 @@ struct Fast {
     blocks: HashMap<u32, Block>,
     /// Offsets of the accesses whose bounds the guard proved.
     proven: HashSet<u32>,
-    /// When every edge back to the header is a charged jump: the header's
-    /// offset. The copy then charges those jumps' unit at the top of the
-    /// header instead of on the edge (the guard adds one unit for the
-    /// entry), so a back edge is a plain branch.
-    charged_header: Option<u32>,
+    /// Whether every edge back to the header is a charged jump. The copy
+    /// then charges those jumps' unit at the top of the header instead of
+    /// on the edge (the guard adds one unit for the entry), so a back edge
+    /// is a plain branch.
+    charged: bool,
     /// A counter the copy increments at the top of the header instead of
     /// at its latch ([`Rotation`]).
     rotated: Option<Rotation>,
@@ -281,6 +281,13 @@ struct Rotation {
     slot: u32,
     /// Offset of the latch (the `inc.jlt.li`).
     latch: u32,
+}
+
+impl Fast {
+    /// The header's offset when the copy charges its back edges there.
+    fn charged_header(&self) -> Option<u32> {
+        self.charged.then_some(self.header)
+    }
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -453,7 +460,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.fast = Some(Fast {
                     blocks,
                     proven: lp.accesses.iter().map(|a| a.offset).collect(),
-                    charged_header,
+                    charged: charged_header.is_some(),
                     rotated,
                     header: lp.header,
                     back_to: headers[(copy + 1) % headers.len()],
@@ -470,7 +477,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let info = self.info;
         let instrs = &info.instrs;
         let (charged_header, rotated) = match &self.fast {
-            Some(f) => (f.charged_header, f.rotated),
+            Some(f) => (f.charged_header(), f.rotated),
             None => return,
         };
         for (n, i) in instrs.iter().enumerate() {
@@ -770,7 +777,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         if self
             .fast
             .as_ref()
-            .is_some_and(|f| f.charged_header == Some(target))
+            .is_some_and(|f| f.charged_header() == Some(target))
         {
             // The header charges the unit.
             return dest;
@@ -802,7 +809,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let plain = self
             .fast
             .as_ref()
-            .is_some_and(|f| f.charged_header == Some(target));
+            .is_some_and(|f| f.charged_header() == Some(target));
         if target <= offset && !plain {
             // A loop's back edge: name the taken edge second, so Cranelift
             // lays out the fuel charge and the loop right after the branch
