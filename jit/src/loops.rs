@@ -1012,23 +1012,13 @@ fn transfer(
             });
         }
         Opcode::LNot => {
-            let a = pop(stack);
-            stack.push(match a {
-                AVal::Cond {
-                    slot,
-                    post,
-                    off,
-                    cmp,
-                    bound,
-                } => AVal::Cond {
-                    slot,
-                    post,
-                    off,
-                    cmp: cmp.negate(),
-                    bound,
-                },
-                _ => AVal::Unknown,
-            });
+            let mut a = pop(stack);
+            if let AVal::Cond { cmp, .. } = &mut a {
+                *cmp = cmp.negate();
+            } else {
+                a = AVal::Unknown;
+            }
+            stack.push(a);
         }
         Opcode::AddL => {
             let a = pop(stack);

@@ -34,6 +34,15 @@ fn outcome(p: &Program, depth: u32) -> (Option<TrapKind>, u64) {
     (r.err().map(|e| e.kind), vm.fuel_used())
 }
 
+/// Asserts that the interpreter stops `p` with a bounds error at `index`.
+fn assert_index_error(p: &Program, index: i32) {
+    let (err, _) = outcome(p, 4);
+    assert!(
+        matches!(err, Some(TrapKind::ListIndex { index: i, .. }) if i == index),
+        "{err:?}"
+    );
+}
+
 /// Fills `a` with multiples of 3, then sums it with a loop that reads the
 /// end-marker slot too (the index reaches the last slot exactly).
 const FILL: &str = r#"
@@ -748,11 +757,7 @@ E:
 .end
 "#;
     let p = program(conditional_test);
-    let (err, _) = outcome(&p, 4);
-    assert!(
-        matches!(err, Some(TrapKind::ListIndex { index: 7, .. })),
-        "{err:?}"
-    );
+    assert_index_error(&p, 7);
     assert_eq!(sweep(&p, &[4], &fuels_upto(12)), LoopEntries::default());
 
     // Stepping down to 0 with `>=` reads index -1 at the end.
@@ -775,11 +780,7 @@ L:
 .end
 "#;
     let p = program(down_to_minus_one);
-    let (err, _) = outcome(&p, 4);
-    assert!(
-        matches!(err, Some(TrapKind::ListIndex { index: -1, .. })),
-        "{err:?}"
-    );
+    assert_index_error(&p, -1);
     assert_eq!(sweep(&p, &[4], &fuels_upto(8)).fast, 0);
 
     // i + 100 wraps around (i steps by 3 over i32::MAX - 100) while i
@@ -824,11 +825,7 @@ L:
 .end
 "#;
     let p = program(subtracts);
-    let (err, _) = outcome(&p, 4);
-    assert!(
-        matches!(err, Some(TrapKind::ListIndex { index: -1, .. })),
-        "{err:?}"
-    );
+    assert_index_error(&p, -1);
     assert_eq!(sweep(&p, &[4], &fuels_upto(3)).fast, 0);
     let p = program(&subtracts.replace("push 1\n    sub", "push -1\n    sub"));
     let (err, _) = outcome(&p, 4);
