@@ -1,7 +1,7 @@
 //! What the advice program costs inside the search: nodes per second with `AdviceMode` off,
 //! root and node, on the interpreter and on the JIT, measured side by side in one run.
 //!
-//! Every configuration searches the same fixed positions (`chess_core::engine::BENCH_POSITIONS`)
+//! Every configuration searches the same fixed positions (`che_engine::engine::BENCH_POSITIONS`)
 //! to the same depth from a cleared hash table, so its node count is deterministic (checked to be
 //! equal in every round); the rounds interleave the configurations so that machine noise spreads
 //! over all of them alike. The program is `<shanny-eval>`: the bundled example (whose `main()`
@@ -20,12 +20,12 @@
 //! (default 8) and `ENGINE_BENCH_ROUNDS` (default 7) to change the work. Results:
 //! `docs/benchmarks.md`, section Engine.
 
-use chess_core::advisor::{AdviceMode, Advisor, Backend, ProgramSource};
-use chess_core::engine::{Engine, BENCH_POSITIONS};
-use chess_core::host::AdviceHost;
-use chess_core::options::EngineOptions;
-use chess_core::search::{GoParams, SearchControl};
-use chess_core::worker::WORKER_STACK;
+use che_engine::advisor::{AdviceMode, Advisor, Backend, ProgramSource};
+use che_engine::engine::{Engine, BENCH_POSITIONS};
+use che_engine::host::AdviceHost;
+use che_engine::options::EngineOptions;
+use che_engine::search::{GoParams, SearchControl};
+use che_engine::worker::WORKER_STACK;
 use chess_core::Position;
 use cpu_time::ThreadTime;
 use std::hint::black_box;

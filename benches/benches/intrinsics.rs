@@ -2,7 +2,7 @@
 //!
 //! * `slider_attacks`: rook plus bishop attacks from every square of 240
 //!   positions (the oracle positions of chess-core's intrinsics tests):
-//!   cvm's classical ray method (`cvm::chess::attacks`) against
+//!   cvm's classical ray method (`cvm_chess::attacks`) against
 //!   chess-core's magic bitboards. cvm may not depend on chess-core, so it
 //!   carries its own attack code; this says what that costs.
 //! * `patterns`: the square set of each pattern function over the same
@@ -13,11 +13,11 @@
 //! `docs/benchmarks.md`, "Chess intrinsics".
 
 use che_benches::oracle_positions;
-use chess_core::host::board_view;
+use che_engine::host::board_view;
 use chess_core::{Bitboard, Position, Square};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use cvm::chess::board::BoardView;
-use cvm::chess::{attacks, lit, pattern};
+use cvm_chess::board::BoardView;
+use cvm_chess::{attacks, lit, pattern};
 use std::hint::black_box;
 
 /// The oracle positions with their board views.

@@ -9,7 +9,7 @@
 //! * `jit/patterns`: a pattern-heavy advice program
 //!   (`advice/patterns.che`, forty pattern tests) on 64 positions;
 //! * `jit/shanny`: the bundled example advice program
-//!   (`cvm/che/examples/shanny.che`) on 240 positions (interpreter and JIT
+//!   (`cvm/chepp/examples/shanny.che`) on 240 positions (interpreter and JIT
 //!   only: there is no native or Lua twin of the advice functions).
 //!
 //! Both VM columns (interpreter and JIT) run the optimized program (the
@@ -28,10 +28,11 @@ use che_benches::{
     compile_che_file, compile_che_workload, crate_dir, example_program, load_program, lua,
     oracle_positions, WORKLOADS,
 };
-use chess_core::host::{board_view, AdviceHost};
+use che_engine::host::{board_view, AdviceHost};
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use cvm::chess::board::BoardView;
+use cvm::Vm;
 use cvm::{Host, Interpreter, NoHost, NullOutput, Program};
+use cvm_chess::board::BoardView;
 use jit::JitProgram;
 use std::hint::black_box;
 use std::time::Duration;

@@ -24,10 +24,11 @@ use che_benches::clock::Clock;
 use che_benches::{
     compile_che_file, compile_che_workload, crate_dir, example_program, oracle_positions, WORKLOADS,
 };
-use chess_core::host::{board_view, AdviceHost};
+use che_engine::host::{board_view, AdviceHost};
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use cvm::chess::board::BoardView;
+use cvm::Vm;
 use cvm::{Host, Interpreter, NoHost, NullOutput, Program};
+use cvm_chess::board::BoardView;
 use jit::JitProgram;
 use std::hint::black_box;
 use std::time::Duration;

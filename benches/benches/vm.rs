@@ -20,6 +20,7 @@
 use che_benches::clock::Clock;
 use che_benches::{compile_che_workload, load_program, lua, WORKLOADS};
 use criterion::{criterion_group, criterion_main, Criterion};
+use cvm::Vm;
 use cvm::{Interpreter, NoHost, NullOutput, Program};
 use std::hint::black_box;
 use std::time::Duration;

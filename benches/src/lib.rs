@@ -70,7 +70,7 @@ pub fn load_program(name: &str) -> Program {
 /// Compiles and verifies a Che++ file (unoptimized); panics with the
 /// compiler's diagnostics when it does not compile.
 pub fn compile_che_file(path: &Path) -> Program {
-    let compiled = cvm::che::compile_file(path, &cvm::che::CompileOptions::default());
+    let compiled = chepp::compile_file(path, &chepp::CompileOptions::default());
     let module = compiled
         .module
         .clone()
@@ -79,13 +79,13 @@ pub fn compile_che_file(path: &Path) -> Program {
 }
 
 /// Compiles and verifies the bundled example advice program
-/// (`cvm::che::examples`), unoptimized.
+/// (`chepp::examples`), unoptimized.
 pub fn example_program() -> Program {
-    use cvm::che::examples;
-    let compiled = cvm::che::compile_with(
+    use chepp::examples;
+    let compiled = chepp::compile_with(
         &examples::loader(),
         Path::new(examples::MAIN),
-        &cvm::che::CompileOptions::default(),
+        &chepp::CompileOptions::default(),
     );
     let module = compiled
         .module
@@ -111,7 +111,7 @@ pub fn compile_che_workload(name: &str, optimize: bool) -> Option<Program> {
 }
 
 /// chess-core's oracle file: one JSON line per position.
-const ORACLE: &str = include_str!("../../chess-core/tests/data/oracle/oracle.jsonl");
+const ORACLE: &str = include_str!("../../chess-core/engine/tests/data/oracle/oracle.jsonl");
 
 /// The positions of chess-core's oracle file (240 from games and test
 /// suites), in file order: the `"fen"` field of each line.

@@ -3,7 +3,7 @@
 //! compiles must verify and survive the optimizer (no fallback).
 #![no_main]
 
-use cvm::che::{compile_with, CompileOptions, MemLoader};
+use chepp::{compile_with, CompileOptions, MemLoader};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -18,15 +18,15 @@ fuzz_target!(|data: &[u8]| {
         // The example program, so that seeds including it get further.
         (
             "shanny.che",
-            include_str!("../../cvm/che/examples/shanny.che"),
+            include_str!("../../cvm/chepp/examples/shanny.che"),
         ),
         (
             "midgame.che",
-            include_str!("../../cvm/che/examples/midgame.che"),
+            include_str!("../../cvm/chepp/examples/midgame.che"),
         ),
         (
             "endgame.che",
-            include_str!("../../cvm/che/examples/endgame.che"),
+            include_str!("../../cvm/chepp/examples/endgame.che"),
         ),
     ]);
     let c = compile_with(&loader, Path::new("fuzz.che"), &CompileOptions::default());

@@ -4,7 +4,7 @@
 //! interpreter, and run identically on the JIT.
 #![no_main]
 
-use cvm::oracle::Scenario;
+use cvm_testkit::oracle::Scenario;
 use cvm::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
             fuel: Some(10_000),
             max_depth: 64,
         },
-        board: cvm::gen::board(0, 0),
+        board: cvm_testkit::programs::board(0, 0),
         runs: 2,
         // Modules without an entry point: call some function anyway.
         call: program
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
             .then_some(data.len() as u64),
     };
     che_fuzz::report(
-        cvm::oracle::check_interpreter(&program, &scenario),
+        cvm_testkit::oracle::check_interpreter(&program, &scenario),
         &program,
         None,
     );

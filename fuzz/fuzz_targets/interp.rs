@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let program = che_fuzz::cvm_program(bytes);
     let scenario = knobs.scenario();
     che_fuzz::report(
-        cvm::oracle::check_interpreter(&program, &scenario),
+        cvm_testkit::oracle::check_interpreter(&program, &scenario),
         &program,
         None,
     );

@@ -1,18 +1,18 @@
 //! What the fuzz targets share: how the leading bytes of an input choose
 //! the run (limits, position, how many calls, optimizer settings), and the
 //! checks each target makes. The generators themselves live in the `cvm`
-//! crate (`cvm::gen`, `cvm::che::gen`) and the oracles in `cvm::oracle`, so
-//! that the stable property tests of the workspace (`cvm/tests`,
+//! crate (`cvm_testkit::programs`, `cvm_testkit::chepp_programs`) and the oracles in `cvm_testkit::oracle`, so
+//! that the stable property tests of the workspace (`cvm/*/tests`,
 //! `jit/tests/fuzz_generators.rs`) run the very same code without nightly.
 //!
 //! A check returns `Err` with a readable description for a divergence;
 //! the targets turn it into a panic, which libFuzzer reports as a crash
 //! and saves the input for.
 
+use cvm::Backend;
 use arbitrary::{Arbitrary, Unstructured};
-use cvm::oracle::{self, Engine, InterpreterEngine, Scenario};
+use cvm_testkit::oracle::{self, Scenario};
 use cvm::{Limits, Program};
-use jit::JitEngine;
 
 /// The most fuel a run may spend: enough for real loops, small enough for
 /// thousands of executions per second.
@@ -50,7 +50,7 @@ impl Knobs {
                 fuel: Some(fuel),
                 max_depth: 1 + u32::from(self.depth) % MAX_DEPTH,
             },
-            board: cvm::gen::board(self.board % 12, self.board_seed),
+            board: cvm_testkit::programs::board(self.board % 12, self.board_seed),
             runs: 1 + usize::from(self.twice),
             call: self.call.filter(|c| c % 8 == 0).map(u64::from),
         }
@@ -83,7 +83,7 @@ pub fn split(data: &[u8]) -> (Knobs, &[u8]) {
 
 /// A generated CVM program; generated programs always verify.
 pub fn cvm_program(bytes: &[u8]) -> Program {
-    let module = cvm::gen::generate(bytes);
+    let module = cvm_testkit::programs::generate(bytes);
     match Program::new(module.clone()) {
         Ok(p) => p,
         Err(e) => panic!(
@@ -96,8 +96,8 @@ pub fn cvm_program(bytes: &[u8]) -> Program {
 /// A generated Che++ program, compiled; generated programs always
 /// compile.
 pub fn che_program(bytes: &[u8]) -> (String, Program) {
-    let source = cvm::che::gen::generate(bytes);
-    match cvm::che::gen::compile(&source) {
+    let source = cvm_testkit::chepp_programs::generate(bytes);
+    match cvm_testkit::chepp_programs::compile(&source) {
         Ok(p) => (source, p),
         Err(e) => panic!("a generated Che++ program does not compile:\n{source}\n{e}"),
     }
@@ -105,8 +105,8 @@ pub fn che_program(bytes: &[u8]) -> (String, Program) {
 
 /// Interpreter against JIT, exactly.
 pub fn check_backends(program: &Program, scenario: &Scenario) -> Result<(), String> {
-    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-    oracle::check_backends(program, scenario, &mut engines)
+    let backends = Backend::ALL;
+    oracle::check_backends(program, scenario, &backends)
 }
 
 /// The optimized program on both backends against the original on the
@@ -116,8 +116,8 @@ pub fn check_optimizer(
     scenario: &Scenario,
     options: cvm::opt::Options,
 ) -> Result<(), String> {
-    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-    oracle::check_optimizer(program, scenario, options, &mut engines)
+    let backends = Backend::ALL;
+    oracle::check_optimizer(program, scenario, options, &backends)
 }
 
 /// Panics with the program's listing when a check failed.

@@ -14,6 +14,7 @@
 mod common;
 
 use common::load;
+use cvm::Vm;
 use cvm::{NoHost, NullOutput};
 use jit::JitProgram;
 use std::path::Path;

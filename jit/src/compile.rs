@@ -84,7 +84,7 @@ pub struct FunctionListing {
 /// allows once no instance is left.
 ///
 /// ```
-/// use cvm::{asm, Program, NoHost, CollectOutput};
+/// use cvm::{asm, Program, NoHost, CollectOutput, Vm};
 ///
 /// let module = asm::assemble(r#"
 /// .func main params 0 lists 0 locals 0 stack 2 value

@@ -13,11 +13,11 @@
 //! unwind every compiled frame by plain returns: a callee that stops writes
 //! the record and returns a negative status, and each caller returns it on.
 
-use cvm::chess::advice::AdviceTable;
-use cvm::chess::board::BoardView;
 use cvm::module::TextDef;
 use cvm::runtime::ListSlice;
 use cvm::{Host, Memory, Output, TrapKind};
+use cvm_chess::advice_table::AdviceTable;
+use cvm_chess::board::BoardView;
 use std::any::Any;
 use std::mem::offset_of;
 

@@ -16,7 +16,7 @@
 //!   `POnLine`, `orPOnLine`: entirely native;
 //! * `DblPwns`, `Passed`, `Control`, `ExchngCtrl` and their or-forms: the
 //!   pattern's square set comes from one call of the Rust function in
-//!   [`cvm::chess::pattern`] (attack generation and exchange evaluation are
+//!   [`cvm_chess::pattern`] (attack generation and exchange evaluation are
 //!   not worth duplicating), the list test is native;
 //! * `NxtSqr`, `PrvSqr` of a constant: folded to the result.
 //!
@@ -32,11 +32,11 @@ use crate::lower::Lower;
 use crate::shims::pattern;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
-use cvm::chess::board::kind;
-use cvm::chess::lit;
-use cvm::chess::pattern::ListFold;
-use cvm::chess::sets::{self, FILE_A};
 use cvm::intrinsics::INTRINSICS;
+use cvm_chess::board::kind;
+use cvm_chess::lit;
+use cvm_chess::pattern::ListFold;
+use cvm_chess::sets::{self, FILE_A};
 
 /// How a pattern combines its list elements.
 #[derive(Copy, Clone, PartialEq, Eq)]

@@ -15,12 +15,13 @@
 use crate::compile::JitProgram;
 use crate::context::{Context, STATUS_HALT};
 use crate::stack;
-use cvm::chess::advice::AdviceTable;
-use cvm::chess::board::BoardView;
 use cvm::interp::check_call_args;
 use cvm::{
-    Completion, Host, Interpreter, Limits, Memory, Module, Output, Program, RuntimeError, TrapKind,
+    Backend, Completion, Host, Interpreter, Limits, Memory, Module, Output, Program, RuntimeError,
+    TrapKind, Vm,
 };
+use cvm_chess::advice_table::AdviceTable;
+use cvm_chess::board::BoardView;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -75,81 +76,49 @@ fn bad_call(message: impl Into<String>) -> RuntimeError {
     }
 }
 
-impl<'j> JitInstance<'j> {
-    /// A new instance of `jit` with the module's initial memory, an empty
-    /// advice table and the default limits.
-    pub fn new(jit: &'j JitProgram) -> JitInstance<'j> {
-        JitInstance {
-            jit,
-            memory: jit.initial.clone(),
-            advice: Box::default(),
-            limits: Limits::default(),
-            fuel_used: 0,
-            memory_touched: false,
-            ran_compiled: false,
-            loop_entries: LoopEntries::default(),
-        }
+impl Vm for JitInstance<'_> {
+    fn backend(&self) -> Backend {
+        Backend::Jit
     }
 
-    /// The program being run.
-    pub fn program(&self) -> &'j Program {
+    fn program(&self) -> &Program {
         &self.jit.program
     }
 
-    /// Sets the fuel and call-depth limits for later calls.
-    pub fn set_limits(&mut self, limits: Limits) {
+    fn set_limits(&mut self, limits: Limits) {
         self.limits = limits;
     }
 
-    /// The current limits.
-    pub fn limits(&self) -> Limits {
+    fn limits(&self) -> Limits {
         self.limits
     }
 
-    /// Fuel spent by the last call.
-    pub fn fuel_used(&self) -> u64 {
+    fn fuel_used(&self) -> u64 {
         self.fuel_used
     }
 
-    /// Whether the last call ran compiled code; `false` when it ran on the
-    /// interpreter instead (see [`JitInstance::call`]) or failed before
-    /// running.
-    pub fn ran_compiled(&self) -> bool {
+    fn ran_compiled(&self) -> bool {
         self.ran_compiled
     }
 
-    /// How the last call entered counted loops (zero when it ran on the
-    /// interpreter).
-    pub fn loop_entries(&self) -> LoopEntries {
-        self.loop_entries
-    }
-
-    /// The instance's globals and lists.
-    pub fn memory(&self) -> &Memory {
+    fn memory(&self) -> &Memory {
         &self.memory
     }
 
-    /// The instance's globals and lists, mutably (for embedders that preset
-    /// data). The layout (the vectors' lengths and the list table) must not
-    /// change; a call made after it did fails with a `BadCall` error.
-    pub fn memory_mut(&mut self) -> &mut Memory {
+    fn memory_mut(&mut self) -> &mut Memory {
         self.memory_touched = true;
         &mut self.memory
     }
 
-    /// The advice table written by the program's advice functions.
-    pub fn advice(&self) -> &AdviceTable {
+    fn advice(&self) -> &AdviceTable {
         &self.advice
     }
 
-    /// The advice table, mutably.
-    pub fn advice_mut(&mut self) -> &mut AdviceTable {
+    fn advice_mut(&mut self) -> &mut AdviceTable {
         &mut self.advice
     }
 
-    /// Restores globals and lists to the module's initial values and
-    /// empties the advice table.
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         if self.memory_layout_ok() {
             self.memory.reset(self.jit.program.module());
         } else {
@@ -157,38 +126,6 @@ impl<'j> JitInstance<'j> {
         }
         self.memory_touched = false;
         self.advice.clear();
-    }
-
-    /// Calls the function named `name`; see [`JitInstance::call`].
-    pub fn call_by_name(
-        &mut self,
-        name: &str,
-        args: &[i32],
-        host: &mut dyn Host,
-        output: &mut dyn Output,
-    ) -> Result<Completion, RuntimeError> {
-        let func = self
-            .jit
-            .program
-            .module()
-            .function_index(name)
-            .ok_or_else(|| bad_call(format!("no function named {name}")))?;
-        self.call(func, args, host, output)
-    }
-
-    /// Calls the module's entry point (`main`).
-    pub fn run_entry(
-        &mut self,
-        host: &mut dyn Host,
-        output: &mut dyn Output,
-    ) -> Result<Completion, RuntimeError> {
-        let entry = self
-            .jit
-            .program
-            .module()
-            .entry
-            .ok_or_else(|| bad_call("the module has no entry point"))?;
-        self.call(entry, &[], host, output)
     }
 
     /// Calls function `func` with `args`: one int per value parameter, then
@@ -201,7 +138,7 @@ impl<'j> JitInstance<'j> {
     /// the embedder changed a list the compiler folded into constants
     /// (through [`JitInstance::memory_mut`]); or it passes such a list to a
     /// program that writes through list parameters.
-    pub fn call(
+    fn call(
         &mut self,
         func: u32,
         args: &[i32],
@@ -241,6 +178,35 @@ impl<'j> JitInstance<'j> {
             return self.enter(func, args, max_depth, host, output);
         }
         self.call_on_new_stack(bytes, func, args, max_depth, host, output)
+    }
+}
+
+impl<'j> JitInstance<'j> {
+    /// A new instance of `jit` with the module's initial memory, an empty
+    /// advice table and the default limits.
+    pub fn new(jit: &'j JitProgram) -> JitInstance<'j> {
+        JitInstance {
+            jit,
+            memory: jit.initial.clone(),
+            advice: Box::default(),
+            limits: Limits::default(),
+            fuel_used: 0,
+            memory_touched: false,
+            ran_compiled: false,
+            loop_entries: LoopEntries::default(),
+        }
+    }
+
+    /// The program being run (for as long as the compiled program lives,
+    /// unlike [`Vm::program`]).
+    pub fn program(&self) -> &'j Program {
+        &self.jit.program
+    }
+
+    /// How the last call entered counted loops (zero when it ran on the
+    /// interpreter).
+    pub fn loop_entries(&self) -> LoopEntries {
+        self.loop_entries
     }
 
     /// Runs the call on a fresh native stack segment when the current one

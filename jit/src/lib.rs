@@ -16,10 +16,10 @@
 //! | `shims` | the Rust functions compiled code calls |
 //! | `stack` | native stack for deep recursion |
 //! | [`instance`] | running compiled code ([`JitInstance`]) |
-//! | [`backend`] | the conformance harness's view of the JIT |
+//! | [`prepared`] | a program ready for the backend of the user's choice ([`Prepared`]) |
 //!
 //! ```
-//! use cvm::{asm, CollectOutput, NoHost, Program};
+//! use cvm::{asm, CollectOutput, NoHost, Program, Vm};
 //!
 //! let program = Program::new(asm::assemble(r#"
 //! .entry main
@@ -38,7 +38,6 @@
 #![deny(missing_docs)]
 
 mod analysis;
-pub mod backend;
 pub mod compile;
 mod context;
 mod error;
@@ -46,11 +45,12 @@ mod inline;
 pub mod instance;
 mod loops;
 mod lower;
+pub mod prepared;
 mod shims;
 mod stack;
 
-pub use backend::{JitBackend, JitEngine};
 pub use compile::{CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;
 pub use instance::{JitInstance, LoopEntries};
+pub use prepared::Prepared;

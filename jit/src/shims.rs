@@ -11,10 +11,10 @@
 //! ([`cvm::intrinsics::INTRINSICS`]), so intrinsics behave identically.
 
 use crate::context::{trap, Context, SHIM_TRAP};
-use cvm::chess::board::BoardView;
-use cvm::chess::pattern as patterns;
 use cvm::intrinsics::{Ctx, INTRINSICS, MAX_PARAMS};
 use cvm::TrapKind;
+use cvm_chess::board::BoardView;
+use cvm_chess::pattern as patterns;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

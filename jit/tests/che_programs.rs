@@ -5,39 +5,12 @@
 //! Each runs on several positions; results, errors, output lines, advice
 //! tables and memory must agree.
 
-use cvm::che::{compile_str, compile_with, examples, CompileOptions};
-use cvm::chess::board::BoardView;
+use chepp::{compile_str, compile_with, examples, CompileOptions};
+use cvm::Vm;
 use cvm::{CollectOutput, Host, Interpreter, Limits, Program};
+use cvm_chess::board::BoardView;
 use jit::JitProgram;
 use std::path::Path;
-
-/// A board view from a FEN placement (test helper; no validation).
-fn board(fen: &str) -> BoardView {
-    let mut b = BoardView::EMPTY;
-    let mut fields = fen.split_whitespace();
-    let placement = fields.next().unwrap_or("");
-    for (i, row) in placement.split('/').enumerate() {
-        let rank = 7usize.saturating_sub(i);
-        let mut file = 0;
-        for ch in row.chars() {
-            if let Some(n) = ch.to_digit(10) {
-                file += n as usize;
-                continue;
-            }
-            let colour = usize::from(ch.is_ascii_lowercase());
-            if let Some(kind) = "pnbrqk".find(ch.to_ascii_lowercase()) {
-                if file < 8 {
-                    b.pieces[colour][kind] |= 1u64 << (rank * 8 + file);
-                }
-            }
-            file += 1;
-        }
-    }
-    if fields.next() == Some("b") {
-        b.side_to_move = 1;
-    }
-    b
-}
 
 const FENS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -80,7 +53,7 @@ fn agree(name: &str, program: &Program) {
     plain.set_limits(limits);
     let simple = |r: Result<cvm::Completion, cvm::RuntimeError>| r.map_err(|e| (e.kind, e.pos));
     for fen in FENS {
-        let b = board(fen);
+        let b = BoardView::from_fen(fen).expect("a valid FEN");
         jit.reset();
         fast.reset();
         plain.reset();
@@ -138,7 +111,7 @@ fn agree_exactly(name: &str, program: &Program) {
     vm.set_limits(limits);
     interp.set_limits(limits);
     for fen in FENS {
-        let b = board(fen);
+        let b = BoardView::from_fen(fen).expect("a valid FEN");
         vm.reset();
         interp.reset();
         let (mut got, mut want) = (CollectOutput::default(), CollectOutput::default());
@@ -232,11 +205,11 @@ fn string_literals(rust: &str) -> Vec<String> {
 fn the_che_test_suites_programs_agree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let files = [
-        "cvm/tests/che_language.rs",
-        "cvm/tests/che_chess.rs",
-        "cvm/tests/intrinsics_style.rs",
-        "chess-core/tests/che_cli.rs",
-        "chess-core/tests/intrinsics_cli.rs",
+        "cvm/chepp/tests/che_language.rs",
+        "cvm/chepp/tests/che_chess.rs",
+        "cvm/chess/tests/intrinsics_style.rs",
+        "chess-core/cli/tests/che_cli.rs",
+        "chess-core/cli/tests/intrinsics_cli.rs",
     ];
     let mut ran = 0;
     for file in files {

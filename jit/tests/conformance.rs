@@ -1,13 +1,13 @@
-//! Runs every conformance case of `cvm/tests/conformance/` on the JIT: the
+//! Runs every conformance case of `cvm/core/tests/conformance/` on the JIT: the
 //! same files, parsed and checked by the same harness
-//! (`cvm::testkit`) that runs them on the interpreter.
+//! (`cvm_testkit::conformance`) that runs them on the interpreter.
 
-use cvm::testkit::{Backend, Case, InterpreterBackend};
-use jit::JitBackend;
+use cvm::Backend;
+use cvm_testkit::conformance::Case;
 use std::path::{Path, PathBuf};
 
 fn case_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cvm/tests/conformance");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cvm/core/tests/conformance");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("conformance directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -17,7 +17,7 @@ fn case_files() -> Vec<PathBuf> {
     paths
 }
 
-fn run_all(backend: &mut dyn Backend) -> Vec<String> {
+fn run_all(backend: Backend) -> Vec<String> {
     let paths = case_files();
     assert!(paths.len() >= 30, "conformance cases missing");
     let mut failures = Vec::new();
@@ -42,7 +42,7 @@ fn run_all(backend: &mut dyn Backend) -> Vec<String> {
 
 #[test]
 fn conformance_cases_pass_on_the_jit() {
-    let failures = run_all(&mut JitBackend);
+    let failures = run_all(Backend::Jit);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -55,6 +55,6 @@ fn conformance_cases_pass_on_the_jit() {
 fn conformance_cases_pass_on_the_interpreter_too() {
     // The same loop on the reference backend: a failure here means a case
     // file is wrong, not the JIT.
-    let failures = run_all(&mut InterpreterBackend);
+    let failures = run_all(Backend::Interp);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

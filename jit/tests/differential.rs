@@ -5,8 +5,9 @@
 //! code offset), the same output lines, the same fuel use and the same
 //! memory afterwards.
 
-use cvm::gen::generate;
+use cvm::Vm;
 use cvm::{CollectOutput, Completion, Interpreter, Limits, NoHost, Program, RuntimeError};
+use cvm_testkit::programs::generate;
 use jit::JitProgram;
 use proptest::prelude::*;
 

@@ -2,14 +2,12 @@
 //! checks them without nightly: generated CVM programs (every opcode and
 //! intrinsic, on real and random positions) and generated Che++ programs,
 //! each run on the interpreter and the JIT, optimized and not, under the
-//! oracles of `cvm::oracle`. A fixed seed sweep plus proptest cases.
+//! oracles of `cvm_testkit::oracle`. A fixed seed sweep plus proptest cases.
 
-use cvm::gen::{board, generate, seed_bytes};
-use cvm::oracle::{
-    check_backends, check_optimizer, optimizer_options, Engine, InterpreterEngine, Scenario,
-};
+use cvm::Backend;
 use cvm::{Limits, Program};
-use jit::JitEngine;
+use cvm_testkit::oracle::{check_backends, check_optimizer, optimizer_options, Scenario};
+use cvm_testkit::programs::{board, generate, seed_bytes};
 use proptest::prelude::*;
 
 fn scenario(
@@ -39,9 +37,9 @@ fn check_cvm(bytes: &[u8], scenario: &Scenario, options: cvm::opt::Options) -> R
     let module = generate(bytes);
     let program = Program::new(module.clone()).map_err(|e| format!("does not verify: {e}"))?;
     let listing = || cvm::asm::disassemble(&module);
-    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-    check_backends(&program, scenario, &mut engines).map_err(|e| format!("{e}\n{}", listing()))?;
-    check_optimizer(&program, scenario, options, &mut engines).map_err(|e| {
+    let backends = Backend::ALL;
+    check_backends(&program, scenario, &backends).map_err(|e| format!("{e}\n{}", listing()))?;
+    check_optimizer(&program, scenario, options, &backends).map_err(|e| {
         let (optimized, _) = cvm::opt::optimize_with(&program, options);
         format!(
             "{e}\n{}\noptimized ({options:?}):\n{}",
@@ -54,11 +52,12 @@ fn check_cvm(bytes: &[u8], scenario: &Scenario, options: cvm::opt::Options) -> R
 /// The `che_programs` fuzz target's checks on the Che++ program generated
 /// from `bytes`.
 fn check_che(bytes: &[u8], scenario: &Scenario, options: cvm::opt::Options) -> Result<(), String> {
-    let source = cvm::che::gen::generate(bytes);
-    let program = cvm::che::gen::compile(&source).map_err(|e| format!("{e}\n{source}"))?;
-    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-    check_backends(&program, scenario, &mut engines).map_err(|e| format!("{e}\n{source}"))?;
-    check_optimizer(&program, scenario, options, &mut engines).map_err(|e| {
+    let source = cvm_testkit::chepp_programs::generate(bytes);
+    let program =
+        cvm_testkit::chepp_programs::compile(&source).map_err(|e| format!("{e}\n{source}"))?;
+    let backends = Backend::ALL;
+    check_backends(&program, scenario, &backends).map_err(|e| format!("{e}\n{source}"))?;
+    check_optimizer(&program, scenario, options, &backends).map_err(|e| {
         let (optimized, _) = cvm::opt::optimize_with(&program, options);
         format!(
             "{e}\n{source}\n{}\noptimized ({options:?}):\n{}",

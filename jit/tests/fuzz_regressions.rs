@@ -2,9 +2,9 @@
 //! `docs/fuzzing.md`): each is the smallest program that showed the
 //! problem, checked with the oracle that caught it.
 
-use cvm::oracle::{check_backends, Engine, InterpreterEngine, Scenario};
+use cvm::Backend;
 use cvm::{Limits, Program};
-use jit::JitEngine;
+use cvm_testkit::oracle::{check_backends, Scenario};
 
 fn program(asm: &str) -> Program {
     Program::new(cvm::asm::assemble(asm).unwrap_or_else(|e| panic!("{e}"))).expect("verifies")
@@ -13,9 +13,9 @@ fn program(asm: &str) -> Program {
 /// The interpreter and the JIT agree on `asm` (run once, plenty of fuel).
 fn backends_agree(asm: &str) {
     let p = program(asm);
-    let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
+    let backends = Backend::ALL;
     let scenario = Scenario::new(Limits::default());
-    if let Err(e) = check_backends(&p, &scenario, &mut engines) {
+    if let Err(e) = check_backends(&p, &scenario, &backends) {
         panic!("{e}");
     }
 }

@@ -10,9 +10,9 @@ mod common;
 
 use common::program;
 use cvm::isa::Opcode;
-use cvm::oracle::{check_backends, check_optimizer, Engine, InterpreterEngine, Scenario};
+use cvm::Backend;
 use cvm::{Limits, Program};
-use jit::JitEngine;
+use cvm_testkit::oracle::{check_backends, check_optimizer, Scenario};
 
 fn options(recursive: bool) -> cvm::opt::Options {
     let mut o = cvm::opt::Options::default();
@@ -30,15 +30,15 @@ fn sweep(p: &Program, depths: std::ops::Range<u32>, fuels: &[u64]) {
                     fuel: Some(fuel),
                     max_depth: depth,
                 },
-                board: cvm::gen::board(0, 0),
+                board: cvm_testkit::programs::board(0, 0),
                 runs: 2,
                 call: None,
             };
-            let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-            check_backends(p, &s, &mut engines)
+            let backends = Backend::ALL;
+            check_backends(p, &s, &backends)
                 .unwrap_or_else(|e| panic!("depth {depth}, fuel {fuel}: {e}"));
             for recursive in [false, true] {
-                check_optimizer(p, &s, options(recursive), &mut engines).unwrap_or_else(|e| {
+                check_optimizer(p, &s, options(recursive), &backends).unwrap_or_else(|e| {
                     let (o, _) = cvm::opt::optimize_with(p, options(recursive));
                     panic!(
                         "depth {depth}, fuel {fuel}, recursive {recursive}: {e}\n{}",

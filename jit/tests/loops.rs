@@ -14,6 +14,7 @@
 mod common;
 
 use common::{program, sweep};
+use cvm::Vm;
 use cvm::{Interpreter, Limits, NoHost, NullOutput, Program, TrapKind};
 use jit::LoopEntries;
 
@@ -562,7 +563,7 @@ fn the_benchmark_programs_agree() {
     let mut total = LoopEntries::default();
     for name in ["sieve", "listcopy", "calls", "loop"] {
         let path = dir.join(format!("{name}.che"));
-        let compiled = cvm::che::compile_file(&path, &cvm::che::CompileOptions::default());
+        let compiled = chepp::compile_file(&path, &chepp::CompileOptions::default());
         let module = compiled.module.clone().expect("compiles");
         let p = Program::new(module).expect("verifies");
         let (o, _) = cvm::opt::optimize(&p);
@@ -897,7 +898,7 @@ begin
   return s;
 end;
 "#;
-    let compiled = cvm::che::compile_str("t.che", src, &cvm::che::CompileOptions::default());
+    let compiled = chepp::compile_str("t.che", src, &chepp::CompileOptions::default());
     let module = compiled
         .module
         .clone()

@@ -4,8 +4,9 @@
 //! run-time counts, run on random boards by both backends. Every call's
 //! result is written, so any difference shows in the output.
 
-use cvm::chess::board::BoardView;
+use cvm::Vm;
 use cvm::{asm, CollectOutput, Host, Interpreter, Program};
+use cvm_chess::board::BoardView;
 use jit::JitProgram;
 
 struct Rng(u64);

@@ -4,11 +4,12 @@
 //! intrinsic errors, panics in embedder code, direct memory changes and the
 //! embedder API.
 
-use cvm::chess::board::BoardView;
+use cvm::Vm;
 use cvm::{
     asm, CollectOutput, Completion, Host, Interpreter, Limits, NoHost, Output, OutputLine, Program,
     RuntimeError, TrapKind,
 };
+use cvm_chess::board::BoardView;
 use jit::JitProgram;
 
 fn program(src: &str) -> Program {

@@ -11,9 +11,9 @@
 //! Run: `cargo run --release -p che-benches --bin opstats`
 
 use che_benches::{compile_che_file, crate_dir, example_program, oracle_positions};
-use chess_core::host::AdviceHost;
-use cvm::profile::OpcodeProfile;
+use che_engine::host::AdviceHost;
 use cvm::{Interpreter, NoHost, NullOutput, Program};
+use cvm_testkit::profile::OpcodeProfile;
 
 fn profile(program: &Program, host: &mut dyn cvm::Host) -> OpcodeProfile {
     let mut prof = OpcodeProfile::new(program.module());

@@ -14,7 +14,7 @@
 //! cargo run --release --manifest-path fuzz/Cargo.toml -p che-fuzz-seeds [REPO_ROOT]
 //! ```
 
-use cvm::che::{compile_file, CompileOptions};
+use chepp::{compile_file, CompileOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -23,17 +23,17 @@ const GENERATED: u64 = 48;
 
 /// Folders holding the project's Che++ programs.
 const CHE_DIRS: [&str; 7] = [
-    "cvm/che",
-    "cvm/che/examples",
-    "chess-core/che",
+    "cvm/chepp",
+    "cvm/chepp/examples",
+    "chess-core/engine/che",
     "benches/che",
     "benches/advice",
-    "cvm/tests/che/diag",
-    "cvm/tests/che/diag_chess",
+    "cvm/chepp/tests/che/diag",
+    "cvm/chepp/tests/che/diag_chess",
 ];
 
 /// Folders holding CVM assembly.
-const ASM_DIRS: [&str; 2] = ["cvm/tests/conformance", "benches/programs"];
+const ASM_DIRS: [&str; 2] = ["cvm/core/tests/conformance", "benches/programs"];
 
 type Seeds = Vec<(String, Vec<u8>)>;
 
@@ -75,7 +75,7 @@ fn generator_seeds() -> Seeds {
     (0..GENERATED)
         .map(|i| {
             let len = 8 + (i as usize * 37) % 1500;
-            (format!("gen-{i:03}"), cvm::gen::seed_bytes(0xF022 + i, len))
+            (format!("gen-{i:03}"), cvm_testkit::programs::seed_bytes(0xF022 + i, len))
         })
         .collect()
 }
@@ -116,7 +116,7 @@ fn modules(root: &Path, che: &[(String, PathBuf)]) -> Result<Seeds, Box<dyn std:
         }
     }
     for (name, bytes) in generator_seeds().iter().step_by(3) {
-        let module = cvm::gen::generate(bytes);
+        let module = cvm_testkit::programs::generate(bytes);
         out.push((format!("{name}.cmp"), cvm::binary::write(&module)));
     }
     Ok(out)

@@ -1,6 +1,6 @@
 //! What the JIT examples share: loading a program from the command line.
 
-use cvm::che::{compile_file, CompileOptions};
+use chepp::{compile_file, CompileOptions};
 use cvm::{asm, Program};
 use std::path::Path;
 

@@ -3,9 +3,11 @@
 #![allow(dead_code)]
 
 use cvm::asm::assemble;
-use cvm::oracle::{check_backends, Engine, InterpreterEngine, Scenario};
+use cvm::Backend;
+use cvm::Vm;
 use cvm::{Limits, NoHost, NullOutput, Program};
-use jit::{JitEngine, JitProgram, LoopEntries};
+use cvm_testkit::oracle::{check_backends, Scenario};
+use jit::{JitProgram, LoopEntries};
 
 /// Assembles and verifies `src`, giving every instruction line a source
 /// position of its own (as compiled Che++ has), so that error positions
@@ -33,7 +35,7 @@ pub fn scenario(depth: u32, fuel: Option<u64>) -> Scenario {
             fuel,
             max_depth: depth,
         },
-        board: cvm::gen::board(0, 0),
+        board: cvm_testkit::programs::board(0, 0),
         runs: 2,
         call: None,
     }
@@ -50,8 +52,8 @@ pub fn sweep(p: &Program, depths: &[u32], fuels: &[Option<u64>]) -> LoopEntries 
     for &depth in depths {
         for &fuel in fuels {
             let s = scenario(depth, fuel);
-            let mut engines: [&mut dyn Engine; 2] = [&mut InterpreterEngine, &mut JitEngine];
-            check_backends(p, &s, &mut engines).unwrap_or_else(|e| {
+            let backends = Backend::ALL;
+            check_backends(p, &s, &backends).unwrap_or_else(|e| {
                 panic!(
                     "depth {depth}, fuel {fuel:?}: {e}\n{}",
                     cvm::asm::disassemble(p.module())

@@ -1,0 +1,344 @@
+//! `che`: the Che++ tool chain on the command line.
+//!
+//! ```text
+//! che compile FILE.che [-I DIR]... [--no-opt] [-o FILE.cmp]
+//! che asm FILE.che|FILE.cmp|FILE.asm [-I DIR]... [--no-opt] [-o FILE.asm]
+//! che assemble FILE.asm [-o FILE.cmp]
+//! che run FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! che advice FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! ```
+//!
+//! A program is read by its extension: `.cmp` is a compiled module, `.asm`
+//! CVM assembler, anything else Che++ source. Che++ source goes through the
+//! loophole optimizer unless `--no-opt` is given (so `asm` shows the
+//! optimized listing); `.cmp` and `.asm` input runs as it is. Diagnostics go to standard
+//! error as `file:line:col: error: message` with the source line and a
+//! caret. `run` prints one line per `write` (`decimal 0xHHHHHHHH`) and per
+//! `TextOut`; `advice` prints the advice table as JSON.
+//!
+//! Exit status: 0 on success, 1 for compile errors (and unreadable files or
+//! bad arguments), 2 for runtime errors.
+
+use che_cli::advice_json::advice_json;
+use che_engine::host::AdviceHost;
+use chepp::{self, CompileOptions, SourceMap};
+use chess_core::{Position, STARTPOS_FEN};
+use clap::builder::TypedValueParser as _;
+use clap::{Args, Parser, Subcommand};
+use cvm::{
+    asm, binary, Backend, CollectOutput, Limits, Module, Output, Program, RuntimeError,
+    WriterOutput,
+};
+use cvm_chess::advice_table::AdviceTable;
+use jit::Prepared;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The Che++ compiler, assembler and runner.
+#[derive(Parser)]
+#[command(name = "che", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile Che++ source to a .cmp module.
+    Compile {
+        /// The main source file.
+        file: PathBuf,
+        #[command(flatten)]
+        includes: Includes,
+        /// Output file (default: FILE with the extension .cmp).
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Write the CVM assembler listing of a program.
+    Asm {
+        /// A .che, .cmp or .asm file.
+        file: PathBuf,
+        #[command(flatten)]
+        includes: Includes,
+        /// Output file (default: standard output).
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Assemble a .asm listing into a .cmp module.
+    Assemble {
+        /// The .asm file.
+        file: PathBuf,
+        /// Output file (default: FILE with the extension .cmp).
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Run main() on a position and print what it writes.
+    Run(RunArgs),
+    /// Run main() on a position and print the advice table as JSON.
+    Advice(RunArgs),
+    /// Compile the bundled example advice program and run it on a position
+    /// with both backends, side by side.
+    Demo {
+        /// The position (default: a Colle-system opening position).
+        #[arg(long, default_value = DEMO_FEN)]
+        fen: String,
+    },
+}
+
+/// The demo's default position: after 1.d4 d5 2.Nf3 Nf6 3.e3 e6 4.Bd3 c5
+/// 5.c3, a Colle system, which the example program recognises.
+const DEMO_FEN: &str = che_cli::demo::COLLE_FEN;
+
+/// How Che++ source is compiled.
+#[derive(Args)]
+struct Includes {
+    /// Folder searched by `include` after the including file's folder.
+    #[arg(short = 'I', value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Do not run the loophole optimizer on compiled Che++ source.
+    #[arg(long)]
+    no_opt: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// A .che, .cmp or .asm file.
+    file: PathBuf,
+    #[command(flatten)]
+    includes: Includes,
+    /// The execution backend.
+    #[arg(long, default_value = "interp", value_parser = backend_parser())]
+    backend: Backend,
+    /// The position (default: the initial position).
+    #[arg(long, default_value = STARTPOS_FEN)]
+    fen: String,
+    /// Bound on calls plus backward jumps (default: unbounded).
+    #[arg(long)]
+    fuel: Option<u64>,
+}
+
+/// Reads `--backend`: the names [`Backend`] knows, listed in the help.
+fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
+    clap::builder::PossibleValuesParser::new(Backend::ALL.map(Backend::name))
+        .try_map(|name| name.parse::<Backend>())
+}
+
+/// How a command failed: the exit status, after the message was printed.
+struct Failed(u8);
+
+const COMPILE_ERROR: Failed = Failed(1);
+const RUNTIME_ERROR: Failed = Failed(2);
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failed(code)) => ExitCode::from(code),
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> Failed {
+    eprintln!("che: {message}");
+    COMPILE_ERROR
+}
+
+/// A loaded program and the sources it came from (for error messages).
+struct Loaded {
+    module: Module,
+    sources: Option<SourceMap>,
+}
+
+fn extension(path: &Path) -> &str {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("")
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, Failed> {
+    std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
+}
+
+fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
+    let options = CompileOptions {
+        include_dirs: includes.dirs.clone(),
+    };
+    let compiled = chepp::compile_file(path, &options);
+    eprint!("{}", compiled.render_diagnostics());
+    match compiled.module {
+        Some(module) => Ok(Loaded {
+            module: if includes.no_opt {
+                module
+            } else {
+                optimized(module)?
+            },
+            sources: Some(compiled.sources),
+        }),
+        None => {
+            let n = compiled.errors().count();
+            eprintln!(
+                "che: {} error{} in {}",
+                n,
+                if n == 1 { "" } else { "s" },
+                path.display()
+            );
+            Err(COMPILE_ERROR)
+        }
+    }
+}
+
+/// Runs the loophole optimizer over a freshly compiled module.
+fn optimized(module: Module) -> Result<Module, Failed> {
+    let program = Program::new(module).map_err(|e| fail(format!("invalid module: {e}")))?;
+    Ok(cvm::opt::optimize(&program).0.into_module())
+}
+
+fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
+    match extension(path) {
+        "cmp" => {
+            let bytes = read(path)?;
+            let program =
+                cvm::load(&bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+            Ok(Loaded {
+                module: program.into_module(),
+                sources: None,
+            })
+        }
+        "asm" => {
+            let bytes = read(path)?;
+            let text = String::from_utf8_lossy(&bytes);
+            let module =
+                asm::assemble(&text).map_err(|e| fail(format!("{}:{e}", path.display())))?;
+            Ok(Loaded {
+                module,
+                sources: None,
+            })
+        }
+        _ => compile(path, includes),
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failed> {
+    std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
+}
+
+fn verify(loaded: Loaded) -> Result<(Program, Option<SourceMap>), Failed> {
+    let program = Program::new(loaded.module).map_err(|e| fail(format!("invalid module: {e}")))?;
+    Ok((program, loaded.sources))
+}
+
+/// Renders a runtime error with its source line: from the compilation's
+/// sources, or else from the file the line table names, if readable.
+fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
+    let text = match (sources, &error.pos) {
+        (Some(s), _) => chepp::render_runtime_error(error, s),
+        (None, Some(pos)) => {
+            let mut s = SourceMap::new();
+            if let Ok(text) = std::fs::read_to_string(&pos.file) {
+                s.add(&pos.file, None, text);
+            }
+            chepp::render_runtime_error(error, &s)
+        }
+        (None, None) => format!("{error}\n"),
+    };
+    eprint!("{text}");
+}
+
+/// Runs `main()` of the program named by `args`; returns the advice table.
+fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Failed> {
+    let position =
+        Position::from_fen(&args.fen).map_err(|e| fail(format!("invalid --fen: {e}")))?;
+    let (program, sources) = verify(load(&args.file, &args.includes)?)?;
+    let limits = Limits {
+        fuel: args.fuel,
+        ..Limits::default()
+    };
+    let mut host = AdviceHost::new(&position);
+    let prepared = Prepared::new(program, args.backend)
+        .map_err(|e| fail(format!("JIT compilation failed: {e}")))?;
+    let mut vm = prepared.instance();
+    vm.set_limits(limits);
+    let ran = vm.run_entry(&mut host, output).map(|_| vm.advice().clone());
+    match ran {
+        Ok(advice) => Ok(advice),
+        Err(e) => {
+            report_runtime(&e, sources.as_ref());
+            Err(RUNTIME_ERROR)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<(), Failed> {
+    match command {
+        Command::Demo { fen } => match che_cli::demo::run(&fen) {
+            Ok(demo) => {
+                print!("{demo}");
+                if demo.agree() {
+                    Ok(())
+                } else {
+                    Err(RUNTIME_ERROR)
+                }
+            }
+            Err(che_cli::demo::DemoError::Runtime(text)) => {
+                eprint!("{text}");
+                Err(RUNTIME_ERROR)
+            }
+            Err(e) => Err(fail(e)),
+        },
+        Command::Compile {
+            file,
+            includes,
+            output,
+        } => {
+            let loaded = compile(&file, &includes)?;
+            let out = output.unwrap_or_else(|| file.with_extension("cmp"));
+            write_file(&out, &binary::write(&loaded.module))
+        }
+        Command::Asm {
+            file,
+            includes,
+            output,
+        } => {
+            let loaded = load(&file, &includes)?;
+            let text = asm::disassemble(&loaded.module);
+            match output {
+                Some(out) => write_file(&out, text.as_bytes()),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
+        }
+        Command::Assemble { file, output } => {
+            let bytes = read(&file)?;
+            let module = asm::assemble(&String::from_utf8_lossy(&bytes))
+                .map_err(|e| fail(format!("{}:{e}", file.display())))?;
+            let (program, _) = verify(Loaded {
+                module,
+                sources: None,
+            })?;
+            let out = output.unwrap_or_else(|| file.with_extension("cmp"));
+            write_file(&out, &binary::write(program.module()))
+        }
+        Command::Run(args) => {
+            let mut out = WriterOutput::new(std::io::stdout().lock());
+            execute(&args, &mut out)?;
+            match out.error {
+                Some(e) => Err(fail(format!("cannot write the output: {e}"))),
+                None => Ok(()),
+            }
+        }
+        Command::Advice(args) => {
+            let mut out = CollectOutput::default();
+            let table = execute(&args, &mut out)?;
+            let json = advice_json(&table, &out.lines);
+            let text = serde_json::to_string_pretty(&json).map_err(fail)?;
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{text}").map_err(fail)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! # The `che` command line, as a library
+//!
+//! The binary `che` (compile, list, assemble, run and inspect CVM programs)
+//! is `src/main.rs`; this library holds the parts worth testing on their
+//! own: [`demo`], the project's main job in one call (the bundled Che++
+//! advice program on a position, on every backend, side by side), and
+//! [`advice_json`], the advice table as JSON for `che advice`.
+
+pub mod advice_json;
+pub mod demo;

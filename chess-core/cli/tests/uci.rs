@@ -1,0 +1,438 @@
+//! UCI conversations: in-process through [`che_engine::uci::Session`] (each command waits until
+//! the engine has carried it out, so the output is deterministic) and once through the
+//! `che-engine` binary over pipes. Moves the engine answers are checked for legality with the
+//! move generator (itself checked by perft); node counts of `go perft` are the published ones.
+
+use che_engine::options::{EngineOptions, OPTIONS};
+use che_engine::uci::{Flow, Session};
+use che_engine::worker::Out;
+use chess_core::Position;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn session() -> (Session, Out) {
+    let out = Out::capture();
+    let options = EngineOptions {
+        hash_mb: 4,
+        ..EngineOptions::default()
+    };
+    (
+        Session::new(options, out.clone()).expect("engine thread"),
+        out,
+    )
+}
+
+/// Sends the lines one at a time, each carried out before the next, and returns the output.
+fn converse(session: &mut Session, out: &Out, lines: &[&str]) -> Vec<String> {
+    for line in lines {
+        assert_eq!(session.handle(line), Flow::Continue, "{line}");
+        session.wait();
+    }
+    out.take_lines()
+}
+
+fn bestmove(lines: &[String]) -> Option<String> {
+    lines.iter().find_map(|l| {
+        l.strip_prefix("bestmove ")
+            .map(|m| m.split(' ').next().unwrap_or("").to_string())
+    })
+}
+
+/// The position `position startpos moves ...` describes, built independently with `play`.
+fn after(moves: &[&str]) -> Position {
+    let mut pos = Position::startpos();
+    for m in moves {
+        let mv = pos.parse_uci(m).expect("legal");
+        pos.play(mv);
+    }
+    pos
+}
+
+#[test]
+fn handshake_lists_every_option() {
+    let (mut s, out) = session();
+    let lines = converse(&mut s, &out, &["uci", "isready"]);
+    assert!(lines[0].starts_with("id name Che "));
+    assert!(lines[1].starts_with("id author "));
+    for spec in OPTIONS {
+        let prefix = format!("option name {} type ", spec.name);
+        assert!(
+            lines.iter().any(|l| l.starts_with(&prefix)),
+            "{}",
+            spec.name
+        );
+    }
+    assert!(lines
+        .iter()
+        .any(|l| l == "option name AdviceMode type combo default root var off var root var node"));
+    let uciok = lines.iter().position(|l| l == "uciok").expect("uciok");
+    assert_eq!(lines[uciok + 1..], ["readyok"]);
+    s.quit();
+}
+
+#[test]
+fn search_answers_with_info_and_a_legal_bestmove() {
+    let (mut s, out) = session();
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "ucinewgame",
+            "position startpos moves e2e4 e7e5 g1f3",
+            "go depth 4",
+        ],
+    );
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(infos.len() >= 4, "{lines:?}");
+    for field in [
+        " seldepth ",
+        " score cp ",
+        " nodes ",
+        " nps ",
+        " hashfull ",
+        " time ",
+        " pv ",
+    ] {
+        assert!(
+            infos.iter().all(|l| l.contains(field)),
+            "{field} missing: {infos:?}"
+        );
+    }
+    assert!(infos.iter().any(|l| l.starts_with("info depth 4 ")));
+    let mv = bestmove(&lines).expect("bestmove");
+    let pos = after(&["e2e4", "e7e5", "g1f3"]);
+    assert!(pos.parse_uci(&mv).is_ok(), "{mv} is not legal");
+    // `ponder` names a legal reply.
+    let last = lines.last().expect("output");
+    if let Some(p) = last.split(" ponder ").nth(1) {
+        let reply = pos.after(pos.parse_uci(&mv).expect("legal"));
+        assert!(reply.parse_uci(p).is_ok());
+    }
+    s.quit();
+}
+
+#[test]
+fn bad_input_is_reported_and_the_engine_keeps_going() {
+    let (mut s, out) = session();
+    let lines = converse(&mut s, &out, &["flip the board"]);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].starts_with("info string error: unknown command `flip`"),
+        "{lines:?}"
+    );
+
+    // A malformed FEN leaves the position as it was.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "position startpos moves e2e4",
+            "position fen rnbqkbnr/pppppppp/8 w KQkq - 0 1",
+            "d",
+        ],
+    );
+    assert!(
+        lines[0].starts_with("info string error: position: "),
+        "{lines:?}"
+    );
+    let fen_line = lines
+        .iter()
+        .find(|l| l.starts_with("Fen: "))
+        .expect("Fen line");
+    assert_eq!(
+        fen_line,
+        "Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+
+    // An illegal move: the position stops before it.
+    let lines = converse(
+        &mut s,
+        &out,
+        &["position startpos moves e2e4 e7e5 e1e3 g8f6", "d"],
+    );
+    assert!(lines[0].contains("move 3 `e1e3`"), "{lines:?}");
+    let fen_line = lines
+        .iter()
+        .find(|l| l.starts_with("Fen: "))
+        .expect("Fen line");
+    assert_eq!(
+        *fen_line,
+        format!("Fen: {}", after(&["e2e4", "e7e5"]).to_fen())
+    );
+
+    // Bad go parameters, bad options, bad numbers.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "go depth deep",
+            "go sideways 3",
+            "setoption name NoSuchOption value 1",
+            "setoption name Hash value -5",
+            "setoption value 3",
+            "bench x",
+            "position",
+        ],
+    );
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    assert!(
+        lines.iter().all(|l| l.starts_with("info string error: ")),
+        "{lines:?}"
+    );
+
+    // Absurd clock values are no reason to fail.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "go wtime 9223372036854775807 winc 9223372036854775807 depth 1",
+            "go nodes 0",
+            "bench 0",
+        ],
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
+        2,
+        "{lines:?}"
+    );
+
+    // Still alive and searching.
+    let lines = converse(&mut s, &out, &["isready", "go depth 2"]);
+    assert_eq!(lines[0], "readyok");
+    let mv = bestmove(&lines).expect("bestmove");
+    assert!(after(&["e2e4", "e7e5"]).parse_uci(&mv).is_ok());
+    s.quit();
+}
+
+#[test]
+fn perft_through_go_perft() {
+    let (mut s, out) = session();
+    let lines = converse(&mut s, &out, &["position startpos", "go perft 3"]);
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Nodes searched: 8902")
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 21);
+    // Kiwipete, depth 2: 2039 (Chess Programming Wiki).
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "go perft 2",
+        ],
+    );
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Nodes searched: 2039")
+    );
+    s.quit();
+}
+
+#[test]
+fn mates_are_announced_as_mate_scores() {
+    let (mut s, out) = session();
+    // Scholar's mate is one move away.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "position fen r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "go depth 3",
+        ],
+    );
+    assert!(
+        lines.iter().any(|l| l.contains(" score mate 1 ")),
+        "{lines:?}"
+    );
+    assert_eq!(bestmove(&lines).as_deref(), Some("h5f7"));
+    // The side that is mated: no legal move at all.
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "position fen r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+            "go depth 3",
+        ],
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove (none)"));
+    s.quit();
+}
+
+#[test]
+fn limits_stop_and_searchmoves() {
+    let (mut s, out) = session();
+    // A node limit ends the search; the last report stays within it.
+    let lines = converse(&mut s, &out, &["position startpos", "go nodes 3000"]);
+    let nodes: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| l.split(" nodes ").nth(1))
+        .filter_map(|r| r.split(' ').next()?.parse().ok())
+        .collect();
+    assert!(nodes.iter().all(|&n| n <= 3000), "{nodes:?}");
+    assert!(bestmove(&lines).is_some());
+
+    // searchmoves restricts the root.
+    let lines = converse(&mut s, &out, &["go depth 3 searchmoves a2a3 h2h3"]);
+    let mv = bestmove(&lines).expect("bestmove");
+    assert!(mv == "a2a3" || mv == "h2h3", "{mv}");
+
+    // movetime and the clock both produce a move.
+    let lines = converse(&mut s, &out, &["go movetime 30"]);
+    assert!(bestmove(&lines).is_some());
+    let lines = converse(
+        &mut s,
+        &out,
+        &["go wtime 500 btime 500 winc 10 binc 10 movestogo 10"],
+    );
+    assert!(bestmove(&lines).is_some());
+
+    // go infinite answers only after stop; stop is handled while the engine thinks.
+    assert_eq!(s.handle("go infinite"), Flow::Continue);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(s.handle("isready"), Flow::Continue);
+    assert_eq!(s.handle("stop"), Flow::Continue);
+    s.wait();
+    let lines = out.take_lines();
+    assert!(lines.contains(&"readyok".to_string()), "{lines:?}");
+    let readyok = lines
+        .iter()
+        .position(|l| l == "readyok")
+        .unwrap_or(usize::MAX);
+    let best = lines
+        .iter()
+        .position(|l| l.starts_with("bestmove"))
+        .expect("bestmove");
+    assert!(readyok < best, "isready must be answered during the search");
+    assert_eq!(s.handle("quit"), Flow::Quit);
+    s.quit();
+}
+
+#[test]
+fn options_take_effect() {
+    let (mut s, out) = session();
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "setoption name CheBackend value jit",
+            "setoption name CheVerbose value true",
+            "setoption name Clear Hash",
+            "setoption name Hash value 2",
+            "position startpos",
+            "go depth 2",
+        ],
+    );
+    assert!(lines[0].contains("loaded for the jit backend"), "{lines:?}");
+    // The bundled program's opening advice: SetMvs(w, 20, e2e4 d2d4).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string che suggests d2d4 +20 e2e4 +20"),
+        "{lines:?}"
+    );
+    let lines = converse(
+        &mut s,
+        &out,
+        &[
+            "setoption name CheProgram value /nonexistent/prog.che",
+            "go depth 1",
+        ],
+    );
+    assert!(
+        lines[0].starts_with("info string error: advice program: cannot read"),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("searching without advice")),
+        "{lines:?}"
+    );
+    assert!(bestmove(&lines).is_some());
+    s.quit();
+}
+
+#[test]
+fn display_eval_and_bench() {
+    let (mut s, out) = session();
+    let lines = converse(
+        &mut s,
+        &out,
+        &["position startpos moves e2e4", "d", "eval", "bench 2"],
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("| r  n  b  q  k  b  n  r  |")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l == "Checkers:"));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string eval total ")));
+    let nodes = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Nodes searched  : "))
+        .expect("bench total");
+    assert!(nodes.parse::<u64>().is_ok_and(|n| n > 0));
+    // Bench leaves the game as it was.
+    let lines = converse(&mut s, &out, &["d"]);
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("Fen: rnbqkbnr/pppppppp/8/8/4P3/")));
+    s.quit();
+}
+
+/// The binary over pipes, reading each answer before sending the next command, as a GUI does.
+#[test]
+fn conversation_with_the_binary() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_che-engine"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start che-engine");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut read_until = |prefix: &str| -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = stdout.read_line(&mut line).expect("read");
+            assert!(
+                n > 0,
+                "engine closed its output before `{prefix}`: {lines:?}"
+            );
+            let line = line.trim_end().to_string();
+            let done = line.starts_with(prefix);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    };
+    writeln!(stdin, "uci").expect("write");
+    read_until("uciok");
+    writeln!(stdin, "isready").expect("write");
+    read_until("readyok");
+    writeln!(stdin, "position startpos moves d2d4 d7d5").expect("write");
+    writeln!(stdin, "go depth 3").expect("write");
+    let lines = read_until("bestmove");
+    let mv = bestmove(&lines).expect("bestmove");
+    assert!(after(&["d2d4", "d7d5"]).parse_uci(&mv).is_ok());
+    // Bytes that are not UTF-8 are an error like any other bad input.
+    stdin.write_all(b"\xFF\xFEgo\n").expect("write");
+    let lines = read_until("info string error");
+    assert!(
+        lines.last().is_some_and(|l| l.contains("unknown command")),
+        "{lines:?}"
+    );
+    // `quit` ends the process even while a long perft runs.
+    writeln!(stdin, "go perft 9").expect("write");
+    writeln!(stdin, "quit").expect("write");
+    let started = std::time::Instant::now();
+    let status = child.wait().expect("exit");
+    assert!(status.success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}

@@ -1,0 +1,381 @@
+//! What both backends share at run time: the instance memory (globals and the
+//! list heap), the output sink, the host interface, run limits and the typed
+//! runtime errors.
+//!
+//! The interpreter and the JIT must be observably identical, so everything a
+//! program can observe besides its own computation lives here, once: the
+//! initial state of globals and lists, how `write` formats a line, what a
+//! runtime error says.
+
+use crate::module::{Module, SourcePos};
+use std::fmt;
+
+/// The mutable state of one instance of a module: globals and lists.
+///
+/// All lists live in one heap of `i32` slots; list `i` occupies
+/// `heap[lists[i].base .. lists[i].base + lists[i].slots]`. The layout is
+/// `#[repr(C)]`-friendly so that JIT code can address it through raw
+/// pointers: the vectors are never resized after creation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Global variables, by index.
+    pub globals: Vec<i32>,
+    /// All list slots.
+    pub heap: Vec<i32>,
+    /// Where each list lives in the heap.
+    pub lists: Vec<ListSlice>,
+}
+
+/// The place of one list in the heap.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct ListSlice {
+    /// First slot.
+    pub base: u32,
+    /// Number of slots (declared capacity + 1 for the end marker).
+    pub slots: u32,
+}
+
+impl Memory {
+    /// The initial memory of a module: globals at their initial values, list
+    /// slots at their initial values and -1 everywhere else.
+    pub fn new(module: &Module) -> Memory {
+        let globals = module.globals.iter().map(|g| g.init).collect();
+        let total: u64 = module.lists.iter().map(|l| l.slots()).sum();
+        let mut heap = Vec::with_capacity(total as usize);
+        let mut lists = Vec::with_capacity(module.lists.len());
+        for l in &module.lists {
+            let base = heap.len() as u32;
+            heap.extend_from_slice(&l.init);
+            heap.resize(base as usize + l.slots() as usize, -1);
+            lists.push(ListSlice {
+                base,
+                slots: l.slots() as u32,
+            });
+        }
+        Memory {
+            globals,
+            heap,
+            lists,
+        }
+    }
+
+    /// Restores the initial state of `module` without reallocating.
+    pub fn reset(&mut self, module: &Module) {
+        for (g, def) in self.globals.iter_mut().zip(&module.globals) {
+            *g = def.init;
+        }
+        for (slice, def) in self.lists.iter().zip(&module.lists) {
+            let slots = &mut self.heap[slice.base as usize..(slice.base + slice.slots) as usize];
+            let n = def.init.len();
+            slots[..n].copy_from_slice(&def.init);
+            slots[n..].fill(-1);
+        }
+    }
+
+    /// The slots of a list. `id` must be a valid list index (verified code
+    /// only produces valid list references).
+    pub fn list(&self, id: u32) -> &[i32] {
+        let s = self.lists[id as usize];
+        &self.heap[s.base as usize..(s.base + s.slots) as usize]
+    }
+
+    /// The slots of a list, mutably.
+    pub fn list_mut(&mut self, id: u32) -> &mut [i32] {
+        let s = self.lists[id as usize];
+        &mut self.heap[s.base as usize..(s.base + s.slots) as usize]
+    }
+
+    /// The elements of a list before its end marker (or all slots if no
+    /// slot holds -1).
+    pub fn list_elements(&self, id: u32) -> &[i32] {
+        let l = self.list(id);
+        let n = l.iter().position(|&v| v == LIST_END).unwrap_or(l.len());
+        &l[..n]
+    }
+
+    /// Fills a list with `values` followed by the end marker; fails without
+    /// writing anything when the list is too short (`values.len()` must not
+    /// exceed the declared capacity).
+    pub fn fill_list(&mut self, id: u32, values: &[i32]) -> Result<(), TrapKind> {
+        let slots = self.list_mut(id);
+        if values.len() >= slots.len() {
+            return Err(TrapKind::ListOverflow {
+                needed: values.len() as u32,
+                capacity: slots.len() as u32 - 1,
+            });
+        }
+        slots[..values.len()].copy_from_slice(values);
+        slots[values.len()] = LIST_END;
+        Ok(())
+    }
+}
+
+/// The list end marker, `CHE_LISTEND`.
+pub const LIST_END: i32 = -1;
+
+/// Receives what a program writes with `write` and `textout`.
+pub trait Output {
+    /// A `write EXPR;` line with the value.
+    fn write_value(&mut self, value: i32);
+    /// A `TextOut(t);` line with the text.
+    fn write_text(&mut self, text: &str);
+}
+
+/// Formats a value the way `write` prints it: the decimal value, a space,
+/// `0x` and eight upper-case hex digits of its two's complement.
+pub fn format_value(value: i32) -> String {
+    format!("{value} 0x{:08X}", value as u32)
+}
+
+/// One line of program output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutputLine {
+    /// From `write`.
+    Value(i32),
+    /// From `textout`.
+    Text(String),
+}
+
+impl fmt::Display for OutputLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputLine::Value(v) => f.write_str(&format_value(*v)),
+            OutputLine::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// An [`Output`] that keeps every line, for tests and embedders.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollectOutput {
+    /// The lines, in order.
+    pub lines: Vec<OutputLine>,
+}
+
+impl Output for CollectOutput {
+    fn write_value(&mut self, value: i32) {
+        self.lines.push(OutputLine::Value(value));
+    }
+    fn write_text(&mut self, text: &str) {
+        self.lines.push(OutputLine::Text(text.to_string()));
+    }
+}
+
+/// An [`Output`] that discards everything.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NullOutput;
+
+impl Output for NullOutput {
+    fn write_value(&mut self, _: i32) {}
+    fn write_text(&mut self, _: &str) {}
+}
+
+/// An [`Output`] that prints each line to a [`std::io::Write`] (for example
+/// standard output). Write errors are remembered, not raised: a program's
+/// run does not depend on whether its output could be delivered.
+#[derive(Debug)]
+pub struct WriterOutput<W: std::io::Write> {
+    writer: W,
+    /// The first I/O error met, if any.
+    pub error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> WriterOutput<W> {
+    /// Wraps a writer.
+    pub fn new(writer: W) -> Self {
+        WriterOutput {
+            writer,
+            error: None,
+        }
+    }
+
+    fn line(&mut self, s: &str) {
+        if self.error.is_none() {
+            if let Err(e) = writeln!(self.writer, "{s}") {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+impl<W: std::io::Write> Output for WriterOutput<W> {
+    fn write_value(&mut self, value: i32) {
+        self.line(&format_value(value));
+    }
+    fn write_text(&mut self, text: &str) {
+        self.line(text);
+    }
+}
+
+/// What the VM asks of its embedder while a program runs.
+///
+/// Every method has a neutral default, so an embedder without a chess
+/// position (a benchmark, a test) can pass [`NoHost`].
+pub trait Host {
+    /// The score, in centipawns from the program's side, that the engine
+    /// gave its move `prev_moves` moves ago (`GetScore`), or 0 when none is
+    /// known.
+    fn game_score(&self, prev_moves: i32) -> i32 {
+        let _ = prev_moves;
+        0
+    }
+
+    /// The position the chess intrinsics read, or `None` without one (they
+    /// then see [`cvm_chess::board::BoardView::EMPTY`]).
+    fn board(&self) -> Option<&cvm_chess::board::BoardView> {
+        None
+    }
+
+    /// The engine's own setting of style parameter `id` (`GetStyle`; only
+    /// called with ids of [`cvm_chess::style::STYLE_PARAMS`]). The
+    /// default reports the documented standard values.
+    fn style_default(&self, id: i32) -> i32 {
+        cvm_chess::style::default_value(id)
+    }
+}
+
+/// A [`Host`] with every default.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoHost;
+
+impl Host for NoHost {}
+
+/// Bounds on one run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Units of fuel the run may spend (one per executed call and per taken
+    /// backward jump); `None` is unbounded.
+    pub fuel: Option<u64>,
+    /// The deepest call nesting allowed; the embedder's call is depth 1.
+    pub max_depth: u32,
+}
+
+/// The default call-depth limit.
+pub const DEFAULT_MAX_DEPTH: u32 = 1000;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: None,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// The kinds of runtime error. Both backends raise the same kind at the same
+/// code offset.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TrapKind {
+    /// `/` or `%` with a zero divisor.
+    #[error("division by zero")]
+    DivisionByZero,
+    /// A list element was addressed below 0 or past the list's last slot.
+    #[error("list index {index} out of bounds (the list has {slots} slots)")]
+    ListIndex {
+        /// The index used.
+        index: i32,
+        /// Number of slots of the list (capacity + 1).
+        slots: u32,
+    },
+    /// A `Get` function found more elements than the list can hold.
+    #[error("list too short: {needed} elements do not fit a list of capacity {capacity}")]
+    ListOverflow {
+        /// Elements found.
+        needed: u32,
+        /// The list's capacity.
+        capacity: u32,
+    },
+    /// A call would exceed the call-depth limit.
+    #[error("call depth limit of {0} exceeded")]
+    CallDepth(u32),
+    /// The run used up its fuel.
+    #[error("out of fuel")]
+    OutOfFuel,
+    /// An intrinsic refused its arguments.
+    #[error("{0}")]
+    Intrinsic(String),
+    /// The embedder asked for a function that does not exist or passed the
+    /// wrong arguments.
+    #[error("{0}")]
+    BadCall(String),
+}
+
+/// A runtime error: its kind, the code offset of the instruction that raised
+/// it and, when the module has a line table, the source position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError {
+    /// What went wrong.
+    pub kind: TrapKind,
+    /// Code offset (in words) of the failing instruction.
+    pub offset: u32,
+    /// The source position of that instruction, if known.
+    pub pos: Option<SourcePos>,
+}
+
+impl RuntimeError {
+    /// An error at `offset`, located through the module's line table.
+    pub fn new(kind: TrapKind, offset: u32, module: &Module) -> RuntimeError {
+        RuntimeError {
+            kind,
+            offset,
+            pos: module.source_pos(offset),
+        }
+    }
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pos {
+            Some(pos) => write!(f, "{pos}: error: {}", self.kind),
+            None => write!(f, "code offset {}: error: {}", self.offset, self.kind),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// How a run ended without error.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// The called routine returned; the value is `Some` for functions.
+    Returned(Option<i32>),
+    /// The program executed `halt`.
+    Halted,
+}
+
+impl Completion {
+    /// The returned value, if any.
+    pub fn value(self) -> Option<i32> {
+        match self {
+            Completion::Returned(v) => v,
+            Completion::Halted => None,
+        }
+    }
+}
+
+/// Integer semantics shared by both backends and the optimizer's constant
+/// folding, so that the three can never disagree.
+pub mod arith {
+    /// `a / b` truncated toward zero, wrapping for `i32::MIN / -1`; `None`
+    /// for a zero divisor.
+    #[inline]
+    pub fn div(a: i32, b: i32) -> Option<i32> {
+        if b == 0 {
+            None
+        } else {
+            Some(a.wrapping_div(b))
+        }
+    }
+
+    /// `a % b` with the sign of `a` (0 for `i32::MIN % -1`); `None` for a
+    /// zero divisor.
+    #[inline]
+    pub fn rem(a: i32, b: i32) -> Option<i32> {
+        if b == 0 {
+            None
+        } else {
+            Some(a.wrapping_rem(b))
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The loophole optimizer: unit tests of each rewrite on small sequences,
+//! and a property test that optimized programs behave exactly like the
+//! originals (results, output, memory, error kinds and fuel).
+
+use cvm::asm::assemble;
+use cvm::isa::Opcode;
+use cvm::opt::optimize;
+use cvm::Vm;
+use cvm::{CollectOutput, Interpreter, Limits, NoHost, Program};
+use proptest::prelude::*;
+
+/// Optimizes `main` of a small program and returns its opcodes.
+fn opt_ops(body: &str, header: &str) -> Vec<Opcode> {
+    let src = format!(".list l 4\n.global g 0\n.func main {header}\n{body}\n.end\n");
+    let p = Program::new(assemble(&src).unwrap_or_else(|e| panic!("{e}"))).expect("verifies");
+    let (o, report) = optimize(&p);
+    assert!(!report.fell_back);
+    o.function_info(0)
+        .instrs
+        .iter()
+        .map(|i| i.instr.opcode)
+        .collect()
+}
+
+const H: &str = "params 1 lists 1 locals 2 stack 4 value";
+
+#[test]
+fn constant_folding() {
+    use Opcode::*;
+    assert_eq!(
+        opt_ops("    push 6\n    push 7\n    mul\n    retv", H),
+        vec![Push, RetV]
+    );
+    assert_eq!(
+        opt_ops(
+            "    push 7\n    push 2\n    div\n    push 1\n    add\n    retv",
+            H
+        ),
+        vec![Push, RetV]
+    );
+    // A trapping division is never folded (its immediate form traps the
+    // same way).
+    assert_eq!(
+        opt_ops("    push 7\n    push 0\n    div\n    retv", H),
+        vec![Push, DivI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    push 5\n    neg\n    bnot\n    lnot\n    retv", H),
+        vec![Push, RetV]
+    );
+    // Constant conditions become jumps or disappear, and dead code goes.
+    assert_eq!(
+        opt_ops(
+            "    push 0\n    jz L\n    push 1\n    retv\nL:\n    push 2\n    retv",
+            H
+        ),
+        vec![Push, RetV]
+    );
+}
+
+#[test]
+fn algebraic_simplification_and_strength_reduction() {
+    use Opcode::*;
+    assert_eq!(
+        opt_ops(
+            "    ldl 0\n    push 0\n    add\n    push 1\n    mul\n    retv",
+            H
+        ),
+        vec![RetVL]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    push 2\n    mul\n    retv", H),
+        vec![Ldl, Dup, Add, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    push -1\n    mul\n    retv", H),
+        vec![Ldl, Neg, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    neg\n    neg\n    retv", H),
+        vec![RetVL]
+    );
+    assert_eq!(
+        opt_ops(
+            "    ldl 0\n    push 3\n    add\n    push 4\n    sub\n    retv",
+            H
+        ),
+        vec![LdlAddI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    pop\n    push 1\n    retv", H),
+        vec![Push, RetV]
+    );
+}
+
+#[test]
+fn compare_and_branch_fusion() {
+    use Opcode::*;
+    let loop_ = "L:\n    ldl 2\n    push 10\n    lt\n    jz E\n    incl 2\n    jmp L\nE:\n    ldl 2\n    retv";
+    // The loop is also inverted: the test is copied to the bottom, where it
+    // fuses with the increment; `fuel 1` keeps fuel exact on the way out.
+    assert_eq!(opt_ops(loop_, H), vec![JGeLI, IncJLtLI, Fuel, RetVL]);
+    let eq =
+        "    ldl 0\n    push 3\n    eq\n    jz E\n    push 1\n    retv\nE:\n    push 2\n    retv";
+    assert_eq!(opt_ops(eq, H), vec![JNeLI, Push, RetV, Push, RetV]);
+    let lnot = "    ldl 0\n    lnot\n    jz E\n    push 1\n    retv\nE:\n    push 2\n    retv";
+    assert_eq!(opt_ops(lnot, H), vec![Ldl, Jnz, Push, RetV, Push, RetV]);
+}
+
+#[test]
+fn operand_forms() {
+    use Opcode::*;
+    assert_eq!(
+        opt_ops("    ldl 0\n    push 7\n    mul\n    retv", H),
+        vec![Ldl, MulI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    push 7\n    mod\n    retv", H),
+        vec![Ldl, ModI, RetV]
+    );
+    assert_eq!(
+        opt_ops("    push 20\n    push 7\n    mod\n    retv", H),
+        vec![Push, RetV]
+    );
+    // ldl pairs form last, after the rules that want single loads.
+    assert_eq!(
+        opt_ops(
+            "    ldl 0\n    ldl 2\n    sub\n    ldl 3\n    ldl 0\n    mul\n    add\n    retv",
+            H
+        ),
+        vec![Ldl, SubL, Ldl, MulL, Add, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    ldl 2\n    write\n    retv", H),
+        vec![Ldl2, Write, RetV]
+    );
+    // A list parameter is never paired.
+    assert_eq!(
+        opt_ops(
+            "    ldl 1\n    ldl 1\n    pop\n    pop\n    ldl 0\n    retv",
+            H
+        ),
+        vec![RetVL]
+    );
+    assert_eq!(
+        opt_ops("    ldl 0\n    ldl 2\n    add\n    retv", H),
+        vec![Ldl, AddL, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 2\n    lde l\n    retv", H),
+        vec![LdeL, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 1\n    ldl 2\n    ldx\n    retv", H),
+        vec![LdxL, RetV]
+    );
+    assert_eq!(
+        opt_ops("    ldl 2\n    ldl 0\n    ste l\n    push 0\n    retv", H),
+        vec![Ldl, SteL, Push, RetV]
+    );
+    assert_eq!(
+        opt_ops(
+            "    ldl 1\n    ldl 2\n    push 5\n    stx\n    push 0\n    retv",
+            H
+        ),
+        vec![Push, StxL, Push, RetV]
+    );
+}
+
+#[test]
+fn jump_clean_ups() {
+    use Opcode::*;
+    // Branch over jump: jz A; jmp B; A: ... becomes jnz B.
+    let src = "    ldl 0\n    jz A\n    jmp B\nA:\n    push 1\n    retv\nB:\n    push 2\n    retv";
+    assert_eq!(opt_ops(src, H), vec![Ldl, Jnz, Push, RetV, Push, RetV]);
+    // Threading a forward jump through a forward jump.
+    let src = "    ldl 0\n    jz A\n    push 1\n    retv\nA:\n    jmp B\n    nop\nB:\n    push 2\n    retv";
+    let ops = opt_ops(src, H);
+    assert_eq!(ops, vec![Ldl, Jz, Push, RetV, Push, RetV]);
+    // A jump to the next instruction disappears.
+    assert_eq!(
+        opt_ops("    jmp N\nN:\n    push 1\n    retv", H),
+        vec![Push, RetV]
+    );
+}
+
+#[test]
+fn constant_pattern_lists_fold_into_masks() {
+    use Opcode::*;
+    let src = |list: &str, intr: &str| {
+        format!(".list c {} = {list}\n.func main params 0 lists 0 locals 0 stack 2 value\n    push 512\n    lref c\n    intr {intr}\n    retv\n.end\n", list.split_whitespace().count())
+    };
+    let ops = |text: String| {
+        let p = Program::new(assemble(&text).expect("ok")).expect("ok");
+        let (o, _) = optimize(&p);
+        o.function_info(0)
+            .instrs
+            .iter()
+            .map(|i| i.instr.opcode)
+            .collect::<Vec<_>>()
+    };
+    // Concrete squares, and form: one mask, all must hold.
+    assert_eq!(ops(src("12 28", "PcOnSqrs")), vec![Push, PatAll, RetV]);
+    // A single wildcard element, and form: some square of it.
+    assert_eq!(ops(src("76", "PcOnSqrs")), vec![Push, PatAny, RetV]);
+    // Or form: the union.
+    assert_eq!(ops(src("12 76", "orPcOnSqrs")), vec![Push, PatAny, RetV]);
+    // Mixed and-list: not one mask, left alone.
+    assert_eq!(ops(src("12 76", "PcOnSqrs")), vec![Push, Lref, Intr, RetV]);
+    // Not a square value: left alone (the intrinsic answers false).
+    assert_eq!(
+        ops(src("12 999", "orPcOnSqrs")),
+        vec![Push, Lref, Intr, RetV]
+    );
+    // A list the program writes is not constant.
+    let written = ".list c 2 = 12 28\n.func main params 0 lists 0 locals 0 stack 2 value\n    push 0\n    push 5\n    ste c\n    push 512\n    lref c\n    intr PcOnSqrs\n    retv\n.end\n".to_string();
+    assert!(ops(written).contains(&Intr));
+}
+
+#[test]
+fn loop_inversion_keeps_fuel_exact() {
+    // Loops of 0..4 iterations, with and without a break, under every fuel
+    // limit around what they need: results, errors and fuel used agree.
+    for trips in 0..4 {
+        for brk in [false, true] {
+            let body = if brk {
+                "    ldl i\n    jeq.i 2 E\n"
+            } else {
+                ""
+            };
+            let src = format!(".func main params 0 lists 0 locals 1 stack 2 value\n.slots i\nL:\n    ldl i\n    push {trips}\n    lt\n    jz E\n{body}    incl i\n    jmp L\nE:\n    ldl i\n    retv\n.end\n");
+            let p = Program::new(assemble(&src).expect("ok")).expect("ok");
+            let (o, _) = optimize(&p);
+            assert!(o
+                .function_info(0)
+                .instrs
+                .iter()
+                .any(|i| i.instr.opcode == Opcode::IncJLtLI));
+            for fuel in 0..6 {
+                let limits = Limits {
+                    fuel: Some(fuel),
+                    ..Limits::default()
+                };
+                assert_eq!(
+                    run(&p, limits),
+                    run(&o, limits),
+                    "trips {trips} break {brk} fuel {fuel}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn threading_keeps_fuel() {
+    // jz forward to a backward jmp: threading would turn one charged jump
+    // into a forward (free) one only if the target were after the jz; here
+    // the loop head is before, so the threaded jump stays backward.
+    let src = ".func main params 0 lists 0 locals 1 stack 2 value\n.slots i\nL:\n    incl i\n    ldl i\n    push 5\n    lt\n    jz E\n    ldl i\n    push 100\n    lt\n    jz X\n    jmp L\nX:\n    jmp L\nE:\n    ldl i\n    retv\n.end\n";
+    let p = Program::new(assemble(src).expect("ok")).expect("ok");
+    let (o, _) = optimize(&p);
+    for fuel in 0..8 {
+        let limits = Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        };
+        assert_eq!(
+            run(&p, limits).0.map(|_| ()),
+            run(&o, limits).0.map(|_| ()),
+            "fuel {fuel}"
+        );
+    }
+}
+
+type Outcome = (
+    Result<Option<i32>, String>,
+    Vec<cvm::OutputLine>,
+    Vec<i32>,
+    Vec<i32>,
+    u64,
+);
+
+fn run(p: &Program, limits: Limits) -> Outcome {
+    let mut vm = Interpreter::new(p);
+    vm.set_limits(limits);
+    let mut out = CollectOutput::default();
+    let r = vm
+        .run_entry(&mut NoHost, &mut out)
+        .map(|c| c.value())
+        .map_err(|e| cvm_testkit::conformance::kind_name(&e.kind).to_string());
+    let fuel = vm.fuel_used();
+    (
+        r,
+        out.lines,
+        vm.memory().globals.clone(),
+        vm.memory().heap.clone(),
+        fuel,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn optimized_programs_behave_identically(data in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let p = Program::new(cvm_testkit::programs::generate(&data)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (o, report) = optimize(&p);
+        prop_assert!(!report.fell_back, "optimizer produced an unverifiable module");
+        let limits = Limits { fuel: Some(3_000), max_depth: 40 };
+        prop_assert_eq!(run(&p, limits), run(&o, limits));
+        // Optimizing twice changes nothing more than optimizing once would
+        // still verify and behave the same.
+        let (o2, _) = optimize(&o);
+        prop_assert_eq!(run(&o, limits), run(&o2, limits));
+    }
+}

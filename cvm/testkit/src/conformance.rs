@@ -1,0 +1,214 @@
+//! A backend-neutral conformance harness.
+//!
+//! Conformance cases are `.asm` files whose leading `;!` comment lines say
+//! how to run them and what must happen. The same case files run against the
+//! interpreter (in the `cvm` crate's tests) and against the JIT (in the
+//! `jit` crate's tests), so the two backends are held to one specification
+//! instead of two copies of it. [`Case::check`] takes the backend as a
+//! [`Backend`].
+//!
+//! ```text
+//! ;! call fib 10            function and int arguments (default: the entry point or `main`, no arguments)
+//! ;! fuel 100               fuel limit (default: unbounded)
+//! ;! depth 50               call-depth limit (default: the VM default)
+//! ;! result 55              expected return value; `result none` for a procedure, `halt` for halt
+//! ;! out 5                  an expected `write` line (in order with `text` lines)
+//! ;! text hello world       an expected `textout` line
+//! ;! error out-of-fuel at main:L_loop   expected error kind and the label of the failing instruction
+//! ```
+//!
+//! Error kinds: `division-by-zero`, `list-index`, `list-overflow`,
+//! `call-depth`, `out-of-fuel`, `intrinsic`, `bad-call`. When an error is
+//! expected, the output lines listed must be exactly those written before
+//! it.
+
+use cvm::asm;
+use cvm::module::Module;
+use cvm::runtime::{CollectOutput, Completion, Limits, OutputLine, RuntimeError, TrapKind};
+use cvm::verify::Program;
+use cvm::Backend;
+use jit::Prepared;
+use std::collections::HashMap;
+
+/// One parsed conformance case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// A name for messages (usually the file name).
+    pub name: String,
+    /// The assembled module.
+    pub module: Module,
+    /// Label offsets, keyed `function:label`.
+    pub labels: HashMap<String, u32>,
+    /// The function to call (`None`: the entry point).
+    pub func: Option<String>,
+    /// Its arguments.
+    pub args: Vec<i32>,
+    /// Limits for the run.
+    pub limits: Limits,
+    /// What must happen.
+    pub expect: Expect,
+}
+
+/// The expected outcome of a case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// The completion, when the run must succeed.
+    pub completion: Option<Completion>,
+    /// The output lines, in order.
+    pub output: Vec<OutputLine>,
+    /// The error kind name and code offset, when the run must fail.
+    pub error: Option<(String, u32)>,
+}
+
+/// Runs `func` of `program` with `args` under `limits` on `backend`,
+/// writing output to `out`. A program the JIT cannot compile is an error
+/// of its own (never expected by a case).
+pub fn run_on(
+    backend: Backend,
+    program: &Program,
+    func: u32,
+    args: &[i32],
+    limits: Limits,
+    out: &mut CollectOutput,
+) -> Result<Result<Completion, RuntimeError>, String> {
+    let prepared = Prepared::new(program.clone(), backend)
+        .map_err(|e| format!("{backend} cannot prepare the program: {e}"))?;
+    let mut vm = prepared.instance();
+    vm.set_limits(limits);
+    Ok(vm.call(func, args, &mut cvm::NoHost, out))
+}
+
+/// The name of a trap kind used in case files.
+pub fn kind_name(kind: &TrapKind) -> &'static str {
+    match kind {
+        TrapKind::DivisionByZero => "division-by-zero",
+        TrapKind::ListIndex { .. } => "list-index",
+        TrapKind::ListOverflow { .. } => "list-overflow",
+        TrapKind::CallDepth(_) => "call-depth",
+        TrapKind::OutOfFuel => "out-of-fuel",
+        TrapKind::Intrinsic(_) => "intrinsic",
+        TrapKind::BadCall(_) => "bad-call",
+    }
+}
+
+impl Case {
+    /// Parses a case file.
+    pub fn parse(name: &str, text: &str) -> Result<Case, String> {
+        let (module, labels) =
+            asm::assemble_with_labels(text).map_err(|e| format!("{name}: {e}"))?;
+        let mut case = Case {
+            name: name.to_string(),
+            module,
+            labels,
+            func: None,
+            args: Vec::new(),
+            limits: Limits::default(),
+            expect: Expect::default(),
+        };
+        for line in text.lines() {
+            let Some(rest) = line.trim().strip_prefix(";!") else {
+                continue;
+            };
+            let rest = rest.trim();
+            let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
+            let value = value.trim();
+            let bad = || format!("{name}: bad directive `{rest}`");
+            let int = |s: &str| s.parse::<i64>().ok().and_then(|v| i32::try_from(v).ok());
+            match key {
+                "call" => {
+                    let mut words = value.split_whitespace();
+                    case.func = Some(words.next().ok_or_else(bad)?.to_string());
+                    for w in words {
+                        case.args.push(int(w).ok_or_else(bad)?);
+                    }
+                }
+                "fuel" => case.limits.fuel = Some(value.parse().map_err(|_| bad())?),
+                "depth" => case.limits.max_depth = value.parse().map_err(|_| bad())?,
+                "result" => {
+                    case.expect.completion = Some(Completion::Returned(if value == "none" {
+                        None
+                    } else {
+                        Some(int(value).ok_or_else(bad)?)
+                    }))
+                }
+                "halt" => case.expect.completion = Some(Completion::Halted),
+                "out" => case
+                    .expect
+                    .output
+                    .push(OutputLine::Value(int(value).ok_or_else(bad)?)),
+                "text" => case.expect.output.push(OutputLine::Text(value.to_string())),
+                "error" => {
+                    let (kind, at) = value.split_once(" at ").ok_or_else(bad)?;
+                    let offset = *case
+                        .labels
+                        .get(at.trim())
+                        .ok_or_else(|| format!("{name}: unknown label {at}"))?;
+                    case.expect.error = Some((kind.trim().to_string(), offset));
+                }
+                _ => return Err(bad()),
+            }
+        }
+        if case.expect.completion.is_none() && case.expect.error.is_none() {
+            return Err(format!("{name}: no expected result or error"));
+        }
+        Ok(case)
+    }
+
+    /// Verifies the module and runs the case on `backend`; `Err` says how
+    /// the outcome differs from the expectation.
+    pub fn check(&self, backend: Backend) -> Result<(), String> {
+        let name = &self.name;
+        let program = Program::new(self.module.clone())
+            .map_err(|e| format!("{name}: does not verify: {e}"))?;
+        let module = program.module();
+        let func = match &self.func {
+            Some(f) => module
+                .function_index(f)
+                .ok_or_else(|| format!("{name}: no function {f}"))?,
+            None => module
+                .entry
+                .or_else(|| module.function_index("main"))
+                .ok_or_else(|| format!("{name}: no entry point and no main"))?,
+        };
+        let mut out = CollectOutput::default();
+        let result = run_on(backend, &program, func, &self.args, self.limits, &mut out)
+            .map_err(|e| format!("{name}: {e}"))?;
+        if out.lines != self.expect.output {
+            return Err(format!(
+                "{name}: output {:?}, expected {:?}",
+                out.lines, self.expect.output
+            ));
+        }
+        match (&result, &self.expect.error) {
+            (Ok(c), None) => {
+                if Some(*c) != self.expect.completion {
+                    return Err(format!(
+                        "{name}: completed with {c:?}, expected {:?}",
+                        self.expect.completion
+                    ));
+                }
+            }
+            (Err(e), Some((kind, offset))) => {
+                if kind_name(&e.kind) != kind || e.offset != *offset {
+                    return Err(format!(
+                        "{name}: error {} at {}, expected {kind} at {offset}",
+                        kind_name(&e.kind),
+                        e.offset
+                    ));
+                }
+            }
+            (Ok(c), Some((kind, offset))) => {
+                return Err(format!(
+                    "{name}: completed with {c:?}, expected error {kind} at {offset}"
+                ))
+            }
+            (Err(e), None) => {
+                return Err(format!(
+                    "{name}: failed with {e}, expected {:?}",
+                    self.expect.completion
+                ))
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,443 @@
+//! Differential oracles for fuzzing and property tests.
+//!
+//! The backends and the optimizer have no specification precise enough to
+//! check a random program against, but they have each other: the
+//! interpreter and the JIT must agree exactly on every verified program
+//! (result, or error kind and code offset; output lines; fuel used;
+//! globals and lists; the advice table), and an optimized program must
+//! agree with the original in everything but the code offsets of errors
+//! (their source positions must agree when the module has a line table).
+//! This module runs a program on any number of [`Engine`]s under one
+//! [`Scenario`] (limits, a position, which function to call and how often)
+//! and says how the observations differ. Backends are named by
+//! [`Backend`] and observed through the one VM interface, [`Vm`].
+
+use cvm::runtime::{CollectOutput, Completion, Host, Limits, Memory, OutputLine, RuntimeError};
+use cvm::verify::Program;
+use cvm::{Backend, Interpreter, Vm};
+use cvm_chess::advice_table::AdviceTable;
+use cvm_chess::board::BoardView;
+use jit::Prepared;
+
+/// How a program is run for comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Fuel and depth limits of every call.
+    pub limits: Limits,
+    /// The position the chess intrinsics see.
+    pub board: BoardView,
+    /// How many calls are made on one instance (memory and advice carry
+    /// over from one call to the next); at least 1.
+    pub runs: usize,
+    /// `None` calls the entry point; `Some(seed)` calls the function and
+    /// arguments [`target`] derives from the seed (arguments may be
+    /// invalid: both engines must refuse them alike).
+    pub call: Option<u64>,
+}
+
+impl Scenario {
+    /// The entry point once, on the empty board, under `limits`.
+    pub fn new(limits: Limits) -> Scenario {
+        Scenario {
+            limits,
+            board: BoardView::EMPTY,
+            runs: 1,
+            call: None,
+        }
+    }
+}
+
+/// The host of a scenario: its board, a game score that depends on the
+/// move asked for, and style defaults that differ from the standard
+/// values, so that a backend that bypassed the host would show.
+#[derive(Clone, Debug)]
+pub struct ScenarioHost {
+    /// The position.
+    pub board: BoardView,
+}
+
+impl Host for ScenarioHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.board)
+    }
+    fn game_score(&self, prev_moves: i32) -> i32 {
+        prev_moves.wrapping_mul(7).wrapping_sub(3)
+    }
+    fn style_default(&self, id: i32) -> i32 {
+        cvm_chess::style::default_value(id).wrapping_add(id)
+    }
+}
+
+/// The function and arguments a scenario calls.
+pub fn target(program: &Program, scenario: &Scenario) -> Option<(u32, Vec<i32>)> {
+    let module = program.module();
+    let Some(seed) = scenario.call else {
+        return module.entry.map(|e| (e, Vec::new()));
+    };
+    let n = module.functions.len() as u64;
+    if n == 0 {
+        return None;
+    }
+    let func = (seed % n) as u32;
+    let f = &module.functions[func as usize];
+    let mut s = seed | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let lists = module.lists.len() as u64;
+    let mut args: Vec<i32> = (0..f.value_params)
+        .map(|_| (next() % 41) as i32 - 20)
+        .collect();
+    for _ in 0..f.list_params {
+        let r = next();
+        // Mostly a valid list index; now and then one that is not.
+        args.push(if r % 16 == 0 || lists == 0 {
+            (r >> 8) as i32 % 5 - 2
+        } else {
+            ((r >> 8) % lists) as i32
+        });
+    }
+    if next() % 32 == 0 {
+        // The wrong number of arguments.
+        args.push(1);
+    }
+    Some((func, args))
+}
+
+/// Everything observable about one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// How the call ended.
+    pub result: Result<Completion, RuntimeError>,
+    /// What it wrote.
+    pub output: Vec<OutputLine>,
+    /// The fuel it spent.
+    pub fuel_used: u64,
+    /// Globals and lists afterwards.
+    pub memory: Memory,
+    /// The advice table afterwards.
+    pub advice: Box<AdviceTable>,
+}
+
+/// Runs a scenario on one instance of a program: `scenario.runs` calls,
+/// each with a fresh host over the scenario's board.
+pub fn observe(vm: &mut dyn Vm, program: &Program, scenario: &Scenario) -> Vec<Observation> {
+    vm.set_limits(scenario.limits);
+    let Some((func, args)) = target(program, scenario) else {
+        return Vec::new();
+    };
+    (0..scenario.runs.max(1))
+        .map(|_| {
+            let mut host = ScenarioHost {
+                board: scenario.board,
+            };
+            let mut out = CollectOutput::default();
+            let result = vm.call(func, &args, &mut host, &mut out);
+            Observation {
+                result,
+                output: out.lines,
+                fuel_used: vm.fuel_used(),
+                memory: vm.memory().clone(),
+                advice: Box::new(vm.advice().clone()),
+            }
+        })
+        .collect()
+}
+
+/// Runs the scenario on a fresh instance of `program` on `backend`; `Err`
+/// when the backend cannot run a verified program at all (always a bug).
+///
+/// On the JIT, a call that ran on the interpreter instead of compiled code
+/// (see `jit::JitInstance`) is such an error too, because it would compare
+/// the interpreter with itself, unless the call passed lists (one of them
+/// may be a list the compiler folded into constants, which the instance
+/// rightly hands to the interpreter).
+pub fn run(
+    backend: Backend,
+    program: &Program,
+    scenario: &Scenario,
+) -> Result<Vec<Observation>, String> {
+    let prepared = Prepared::new(program.clone(), backend)
+        .map_err(|e| format!("{backend} cannot prepare the program: {e}"))?;
+    let mut vm = prepared.instance();
+    let mut tracked = Tracked {
+        vm: &mut *vm,
+        interpreted: false,
+    };
+    let seen = observe(&mut tracked, program, scenario);
+    if tracked.interpreted {
+        return Err(format!("{backend} ran a call on the interpreter"));
+    }
+    Ok(seen)
+}
+
+/// An instance that remembers whether a compiling backend ran an accepted
+/// call without compiled code.
+struct Tracked<'a, 'v> {
+    vm: &'a mut (dyn Vm + 'v),
+    interpreted: bool,
+}
+
+impl Vm for Tracked<'_, '_> {
+    fn backend(&self) -> Backend {
+        self.vm.backend()
+    }
+    fn program(&self) -> &Program {
+        self.vm.program()
+    }
+    fn set_limits(&mut self, limits: Limits) {
+        self.vm.set_limits(limits);
+    }
+    fn limits(&self) -> Limits {
+        self.vm.limits()
+    }
+    fn fuel_used(&self) -> u64 {
+        self.vm.fuel_used()
+    }
+    fn memory(&self) -> &Memory {
+        self.vm.memory()
+    }
+    fn memory_mut(&mut self) -> &mut Memory {
+        self.vm.memory_mut()
+    }
+    fn advice(&self) -> &AdviceTable {
+        self.vm.advice()
+    }
+    fn advice_mut(&mut self) -> &mut AdviceTable {
+        self.vm.advice_mut()
+    }
+    fn reset(&mut self) {
+        self.vm.reset();
+    }
+    fn ran_compiled(&self) -> bool {
+        self.vm.ran_compiled()
+    }
+    fn call(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn cvm::Output,
+    ) -> Result<Completion, RuntimeError> {
+        let result = self.vm.call(func, args, host, output);
+        if self.vm.backend() == Backend::Jit {
+            let refused = matches!(&result, Err(e) if matches!(e.kind, cvm::TrapKind::BadCall(_)));
+            let lists_passed = self
+                .vm
+                .program()
+                .module()
+                .functions
+                .get(func as usize)
+                .is_some_and(|f| f.list_params > 0);
+            if !refused && !lists_passed && !self.vm.ran_compiled() {
+                self.interpreted = true;
+            }
+        }
+        result
+    }
+}
+
+/// How strictly two runs must agree.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Everything, errors by kind, code offset and source position: the
+    /// same program on two backends.
+    Exact,
+    /// Errors by kind and source position only (code offsets move when the
+    /// optimizer rewrites code): a program against its optimized form.
+    SameSource,
+}
+
+/// Says how `got` differs from `want` (`None` when they agree).
+pub fn difference(want: &[Observation], got: &[Observation], strict: Strictness) -> Option<String> {
+    if want.len() != got.len() {
+        return Some(format!("{} runs, expected {}", got.len(), want.len()));
+    }
+    for (run, (w, g)) in want.iter().zip(got).enumerate() {
+        let results_agree = match (&w.result, &g.result) {
+            (Err(a), Err(b)) if strict == Strictness::SameSource => {
+                a.kind == b.kind && a.pos == b.pos
+            }
+            (a, b) => a == b,
+        };
+        let what = if !results_agree {
+            format!("result {:?}, expected {:?}", g.result, w.result)
+        } else if w.output != g.output {
+            format!("output {:?}, expected {:?}", g.output, w.output)
+        } else if w.fuel_used != g.fuel_used {
+            format!("fuel used {}, expected {}", g.fuel_used, w.fuel_used)
+        } else if w.memory != g.memory {
+            format!("memory {:?}, expected {:?}", g.memory, w.memory)
+        } else if w.advice != g.advice {
+            format!(
+                "advice tables differ: {}",
+                advice_difference(&w.advice, &g.advice)
+            )
+        } else {
+            continue;
+        };
+        return Some(format!("run {}: {what}", run + 1));
+    }
+    None
+}
+
+/// The first differing entry of two advice tables.
+fn advice_difference(want: &AdviceTable, got: &AdviceTable) -> String {
+    for c in 0..2 {
+        for k in 0..6 {
+            for s in 0..64 {
+                let (w, g) = (want.square_bonus[c][k][s], got.square_bonus[c][k][s]);
+                if w != g {
+                    return format!("square_bonus[{c}][{k}][{s}] {g}, expected {w}");
+                }
+                let (w, g) = (want.control_bonus[c][k][s], got.control_bonus[c][k][s]);
+                if w != g {
+                    return format!("control_bonus[{c}][{k}][{s}] {g}, expected {w}");
+                }
+            }
+        }
+        for from in 0..64 {
+            for to in 0..64 {
+                let (w, g) = (want.move_bonus[c][from][to], got.move_bonus[c][from][to]);
+                if w != g {
+                    return format!("move_bonus[{c}][{from}][{to}] {g}, expected {w}");
+                }
+            }
+        }
+    }
+    let summary = |t: &AdviceTable| {
+        format!(
+            "piece values {:?}, style {:?} (set {:#x}), defaults {}, verbose {}",
+            t.piece_value, t.style, t.style_set, t.style_defaults, t.verbose
+        )
+    };
+    format!("{}, expected {}", summary(got), summary(want))
+}
+
+/// Runs `program` on every backend and compares each with the first,
+/// exactly.
+pub fn check_backends(
+    program: &Program,
+    scenario: &Scenario,
+    backends: &[Backend],
+) -> Result<(), String> {
+    let Some((&reference, others)) = backends.split_first() else {
+        return Ok(());
+    };
+    let want = run(reference, program, scenario)?;
+    for &backend in others {
+        let got = run(backend, program, scenario)?;
+        if let Some(d) = difference(&want, &got, Strictness::Exact) {
+            return Err(format!("{backend} disagrees with {reference}: {d}"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `program` on the first backend and `optimized` on every backend,
+/// and compares each optimized run with the original one (errors by kind
+/// and source position).
+pub fn check_optimized(
+    program: &Program,
+    optimized: &Program,
+    scenario: &Scenario,
+    backends: &[Backend],
+) -> Result<(), String> {
+    let Some(&reference) = backends.first() else {
+        return Ok(());
+    };
+    let want = run(reference, program, scenario)?;
+    for &backend in backends {
+        let got = run(backend, optimized, scenario)?;
+        if let Some(d) = difference(&want, &got, Strictness::SameSource) {
+            return Err(format!(
+                "optimized program on {backend} disagrees with the original: {d}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one backend on its own: the module survives the `.cmp` and
+/// `.asm` round trips, the fuel spent stays within the limit, and a run
+/// after `reset` (on a fresh instance) repeats the first run exactly.
+pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), String> {
+    let module = program.module();
+    let bytes = cvm::binary::write(module);
+    match cvm::binary::read(&bytes) {
+        Ok(m) if &m == module => {}
+        Ok(_) => return Err("the .cmp round trip changed the module".into()),
+        Err(e) => return Err(format!("the .cmp round trip failed: {e}")),
+    }
+    match cvm::asm::assemble(&cvm::asm::disassemble(module)) {
+        Ok(m) if &m == module => {}
+        Ok(_) => return Err("the .asm round trip changed the module".into()),
+        Err(e) => return Err(format!("the .asm round trip failed: {e}")),
+    }
+    let mut vm = Interpreter::new(program);
+    let first = observe(&mut vm, program, scenario);
+    if let Some(limit) = scenario.limits.fuel {
+        if let Some(o) = first.iter().find(|o| o.fuel_used > limit) {
+            return Err(format!("spent {} fuel of {limit}", o.fuel_used));
+        }
+    }
+    vm.reset();
+    let again = observe(&mut vm, program, scenario);
+    if let Some(d) = difference(&first, &again, Strictness::Exact) {
+        return Err(format!("a run after reset differs: {d}"));
+    }
+    Ok(())
+}
+
+/// Optimizer settings from one byte, as the fuzz targets and the property
+/// tests draw them: the defaults while the top bit is clear, otherwise bits
+/// 0 to 5 switch constant folding, operand forms, compare-and-branch
+/// fusion, list folding, load pairing and loop inversion on, so that rules
+/// meet code shaped by the others' absence, and bit 6 inlining. With the
+/// top bit clear, bit 6 turns on the inlining of recursive functions into
+/// themselves (off by default).
+pub fn optimizer_options(bits: u8) -> cvm::opt::Options {
+    let mut o = cvm::opt::Options::default();
+    if bits & 0x80 == 0 {
+        o.inline_limits.recursive = bits & 0x40 != 0;
+    } else {
+        o.inline = bits & 0x40 != 0;
+        o.rules.fold = bits & 1 != 0;
+        o.rules.operand_forms = bits & 2 != 0;
+        o.rules.compare_branch = bits & 4 != 0;
+        o.rules.fold_lists = bits & 8 != 0;
+        o.rules.pair_loads = bits & 16 != 0;
+        o.invert_loops = bits & 32 != 0;
+    }
+    o
+}
+
+/// The optimizer's oracle: optimizing `program` with `options` must not
+/// fall back, the result must agree with the original (run on the first
+/// backend) on every backend ([`check_optimized`]), and optimizing the
+/// result again with the defaults must not fall back and must agree on the
+/// first backend too.
+pub fn check_optimizer(
+    program: &Program,
+    scenario: &Scenario,
+    options: cvm::opt::Options,
+    backends: &[Backend],
+) -> Result<(), String> {
+    let (optimized, report) = cvm::opt::optimize_with(program, options);
+    if report.fell_back {
+        return Err("the optimizer produced a module that does not verify".into());
+    }
+    check_optimized(program, &optimized, scenario, backends)?;
+    let (twice, report) = cvm::opt::optimize(&optimized);
+    if report.fell_back {
+        return Err("optimizing an optimized module fell back".into());
+    }
+    let Some(first) = backends.first() else {
+        return Ok(());
+    };
+    check_optimized(program, &twice, scenario, std::slice::from_ref(first))
+        .map_err(|e| format!("optimized twice: {e}"))
+}

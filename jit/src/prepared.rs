@@ -1,0 +1,97 @@
+//! A program made ready for the backend of the user's choice.
+//!
+//! Hosts that let their user pick a backend (the `che` command line's
+//! `--backend`, the engine's `CheBackend` option, the test oracles) do it
+//! through [`Prepared`]: give it a verified program and a [`Backend`], and
+//! ask it for instances. The interpreter needs no preparation; the JIT
+//! compiles the program once here, and every instance shares the code.
+
+use crate::compile::JitProgram;
+use crate::error::JitError;
+use cvm::{Backend, Interpreter, Program, Vm};
+
+/// A verified program, ready to run on one backend.
+///
+/// ```
+/// use cvm::{asm, Backend, CollectOutput, NoHost, Program};
+/// use jit::Prepared;
+///
+/// let program = Program::new(asm::assemble("
+/// .entry main
+/// .func main params 0 lists 0 locals 0 stack 1 proc
+///     push 7
+///     write
+///     ret
+/// .end
+/// ").unwrap()).unwrap();
+/// for backend in Backend::ALL {
+///     let prepared = Prepared::new(program.clone(), backend).unwrap();
+///     let mut vm = prepared.instance();
+///     let mut out = CollectOutput::default();
+///     vm.run_entry(&mut NoHost, &mut out).unwrap();
+///     assert_eq!(out.lines[0].to_string(), "7 0x00000007");
+///     assert_eq!(vm.backend(), backend);
+/// }
+/// ```
+pub struct Prepared {
+    inner: Inner,
+}
+
+enum Inner {
+    Interp(Program),
+    Jit(Box<JitProgram>),
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("backend", &self.backend())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// Prepares `program` for `backend`: nothing to do for the
+    /// interpreter; the JIT compiles it (the only step that can fail).
+    pub fn new(program: Program, backend: Backend) -> Result<Prepared, JitError> {
+        let inner = match backend {
+            Backend::Interp => Inner::Interp(program),
+            Backend::Jit => Inner::Jit(Box::new(JitProgram::compile(&program)?)),
+        };
+        Ok(Prepared { inner })
+    }
+
+    /// The backend the program was prepared for.
+    pub fn backend(&self) -> Backend {
+        match self.inner {
+            Inner::Interp(_) => Backend::Interp,
+            Inner::Jit(_) => Backend::Jit,
+        }
+    }
+
+    /// The verified program.
+    pub fn program(&self) -> &Program {
+        match &self.inner {
+            Inner::Interp(p) => p,
+            Inner::Jit(j) => j.program(),
+        }
+    }
+
+    /// The compiled program, when prepared for the JIT (for its
+    /// compilation statistics).
+    pub fn jit(&self) -> Option<&JitProgram> {
+        match &self.inner {
+            Inner::Interp(_) => None,
+            Inner::Jit(j) => Some(j),
+        }
+    }
+
+    /// A new instance: the module's initial memory, an empty advice table
+    /// and the default limits.
+    pub fn instance(&self) -> Box<dyn Vm + '_> {
+        match &self.inner {
+            Inner::Interp(p) => Box::new(Interpreter::new(p)),
+            Inner::Jit(j) => Box::new(j.instance()),
+        }
+    }
+}
