@@ -175,6 +175,16 @@ impl Writer {
 }
 
 /// Serialises a module to `.cmp` bytes.
+///
+/// ```
+/// use cvm::{asm, binary};
+///
+/// let module = asm::assemble(".func main params 0 lists 0 locals 0 stack 0 proc\n    ret\n.end\n").unwrap();
+/// let bytes = binary::write(&module);
+/// assert_eq!(&bytes[..4], &binary::MAGIC);
+/// assert_eq!(binary::read(&bytes), Ok(module));
+/// assert!(binary::read(&bytes[..bytes.len() - 1]).is_err());
+/// ```
 pub fn write(module: &Module) -> Vec<u8> {
     let mut w = Writer { bytes: Vec::new() };
     w.bytes.extend_from_slice(&MAGIC);

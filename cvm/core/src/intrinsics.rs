@@ -316,6 +316,14 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
 ];
 
 /// Looks an intrinsic up by its Che++ name.
+///
+/// ```
+/// let (number, info) = cvm::intrinsics::by_name("PcOnSqrs").unwrap();
+/// assert_eq!(cvm::intrinsics::INTRINSICS[number as usize].name, "PcOnSqrs");
+/// assert_eq!(info.params.len(), 2);
+/// assert!(info.returns);
+/// assert!(cvm::intrinsics::by_name("NoSuchFunction").is_none());
+/// ```
 pub fn by_name(name: &str) -> Option<(u32, &'static IntrinsicInfo)> {
     INTRINSICS
         .iter()

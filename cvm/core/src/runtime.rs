@@ -212,6 +212,38 @@ impl<W: std::io::Write> Output for WriterOutput<W> {
 ///
 /// Every method has a neutral default, so an embedder without a chess
 /// position (a benchmark, a test) can pass [`NoHost`].
+///
+/// ```
+/// use cvm::{asm, BoardView, CollectOutput, Host, Interpreter, Program, Vm};
+///
+/// /// A host with a position: the chess intrinsics read it.
+/// struct OnePosition(BoardView);
+/// impl Host for OnePosition {
+///     fn board(&self) -> Option<&BoardView> {
+///         Some(&self.0)
+///     }
+/// }
+///
+/// let board = BoardView::from_fen("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1").unwrap();
+/// // PcOnSqrs(wP, e4): intrinsic 4 with the piece and a list holding e4.
+/// let (id, _) = cvm::intrinsics::by_name("PcOnSqrs").unwrap();
+/// let wp = cvm_chess::lit::parse_piece("wP").unwrap();
+/// let e4 = cvm_chess::lit::parse_square("e4").unwrap();
+/// let program = Program::new(asm::assemble(&format!("
+/// .list sq 2 = {e4}
+/// .entry main
+/// .func main params 0 lists 0 locals 0 stack 2 value
+///     push {wp}
+///     lref sq
+///     intr {id}
+///     retv
+/// .end
+/// ")).unwrap()).unwrap();
+/// let mut vm = Interpreter::new(&program);
+/// let mut host = OnePosition(board);
+/// let done = vm.run_entry(&mut host, &mut CollectOutput::default()).unwrap();
+/// assert_eq!(done.value(), Some(1));
+/// ```
 pub trait Host {
     /// The score, in centipawns from the program's side, that the engine
     /// gave its move `prev_moves` moves ago (`GetScore`), or 0 when none is

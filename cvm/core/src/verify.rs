@@ -216,6 +216,16 @@ pub struct InstrInfo {
 
 impl Program {
     /// Verifies a module.
+    ///
+    /// ```
+    /// use cvm::{asm, Program};
+    ///
+    /// let fine = asm::assemble(".func main params 0 lists 0 locals 0 stack 1 value\n    push 1\n    retv\n.end\n").unwrap();
+    /// assert!(Program::new(fine).is_ok());
+    /// // `add` needs two values on the stack; the verifier refuses the module.
+    /// let bad = asm::assemble(".func main params 0 lists 0 locals 0 stack 1 value\n    push 1\n    add\n    retv\n.end\n").unwrap();
+    /// assert!(Program::new(bad).is_err());
+    /// ```
     pub fn new(module: Module) -> Result<Program, VerifyError> {
         module.check_tables()?;
         let mut functions = Vec::with_capacity(module.functions.len());
