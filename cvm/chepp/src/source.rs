@@ -80,8 +80,28 @@ pub struct SourceFile {
     line_starts: Vec<usize>,
 }
 
+/// The byte-order mark some editors put at the start of a UTF-8 file.
+const BOM: char = '\u{feff}';
+
+/// The text of a source file's bytes: UTF-8 when they are valid UTF-8,
+/// otherwise Latin-1 (every byte is the character with the same code, so
+/// `ä` written as the single byte `0xE4` reads as `ä`). A leading
+/// byte-order mark is dropped.
+pub fn decode(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
 impl SourceFile {
-    fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
+    fn new(name: String, path: Option<PathBuf>, mut text: String) -> SourceFile {
+        if text.starts_with(BOM) {
+            text.drain(..BOM.len_utf8());
+        }
         let line_starts = files::line_starts(&text).collect();
         SourceFile {
             name,
@@ -125,7 +145,7 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    /// Adds a file; returns its id.
+    /// Adds a file; returns its id. A leading byte-order mark is dropped.
     pub fn add(&mut self, name: &str, path: Option<PathBuf>, text: String) -> FileId {
         self.files
             .push(SourceFile::new(name.to_string(), path, text));
@@ -233,7 +253,7 @@ impl<'a> Files<'a> for SourceMap {
 
 /// Reads source files for the compiler.
 pub trait Loader {
-    /// The text of the file at `path`.
+    /// The text of the file at `path` (file bytes go through [`decode`]).
     fn load(&self, path: &Path) -> std::io::Result<String>;
 
     /// A key that is equal for two paths naming the same file (used to
@@ -252,7 +272,7 @@ impl Loader for FsLoader {
         if path.is_dir() {
             return Err(std::io::Error::other("is a directory"));
         }
-        std::fs::read_to_string(path)
+        std::fs::read(path).map(decode)
     }
 
     fn identity(&self, path: &Path) -> PathBuf {
@@ -401,4 +421,24 @@ pub fn display_name(path: &Path) -> String {
 /// The folder of a file path (empty for a bare file name).
 pub fn folder_of(path: &Path) -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_utf8_or_latin1_without_bom() {
+        assert_eq!(decode("Läufer ß".as_bytes().to_vec()), "Läufer ß");
+        assert_eq!(decode(b"L\xE4ufer \xDF".to_vec()), "Läufer ß");
+        assert_eq!(decode(b"\xEF\xBB\xBFwrite".to_vec()), "write");
+        assert_eq!(decode(b"\xEF\xBB\xBF\xE4".to_vec()), "ä");
+        assert_eq!(decode(b"\xEF\xBB".to_vec()), "ï»");
+        let mut map = SourceMap::new();
+        let id = map.add("bom.che", None, "\u{feff}x\n\u{e4}y z".to_string());
+        let f = map.get(id).unwrap();
+        assert_eq!(f.text, "x\n\u{e4}y z");
+        let z = f.text.find('z').unwrap();
+        assert_eq!(map.line_col(Span::new(id, z, z + 1)), (2, 4));
+    }
 }
