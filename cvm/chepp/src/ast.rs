@@ -22,6 +22,14 @@ pub struct Ident {
 pub struct Program {
     /// The top-level items in source order.
     pub items: Vec<Item>,
+    /// Routines the parser had to skip (an error was reported for each):
+    /// their names where they were read. The checker reports neither uses
+    /// of these names nor the link errors their absence causes.
+    pub skipped_routines: Vec<Option<Ident>>,
+    /// The rest of a file was skipped after nesting went too deep (an
+    /// error was reported): names declared there may be missing, so the
+    /// checker does not report unknown names or link errors.
+    pub truncated: bool,
 }
 
 /// A top-level item.
@@ -218,14 +226,26 @@ pub enum SwitchPart {
 }
 
 /// An expression with its place.
+///
+/// A chain of left-associative operators (`1+2+...+n`, `a and b and ...`)
+/// is a tree leaning to the left as deep as the chain is long, and chains
+/// have no length limit. Every pass therefore walks the left operands of
+/// a [`ExprKind::Binary`] chain in a loop and recurses only into right
+/// operands and other children (see [`Expr::depth`]), and dropping a tree
+/// unlinks such a chain node by node.
 #[derive(Clone, Debug)]
 pub struct Expr {
     /// What it is.
     pub kind: ExprKind,
     /// Where it is.
     pub span: Span,
-    /// Height of the tree below (1 for a leaf); the parser bounds it so
-    /// that the recursive passes after it cannot exhaust the stack.
+    /// How deep a pass that walks binary chains in a loop recurses into
+    /// the tree (1 for a leaf): the height of the tree, except that the
+    /// left operand of a binary operator that is itself a binary operator
+    /// does not count. It grows with nesting (parentheses, unary operators,
+    /// right operands of tighter operators, assignments, calls), never with
+    /// the length of a chain; the parser bounds it so that the passes after
+    /// it cannot exhaust the stack.
     pub depth: u32,
 }
 
@@ -235,7 +255,17 @@ impl Expr {
         let child = match &kind {
             ExprKind::Index(_, e) | ExprKind::Unary(_, e) => e.depth,
             ExprKind::IncDec { target, .. } => target.depth,
-            ExprKind::Binary(_, _, a, b) | ExprKind::Assign(a, b) => a.depth.max(b.depth),
+            ExprKind::Binary(_, _, a, b) => {
+                // A chain's walker handles a binary left operand in its own
+                // loop, without recursing.
+                let left = if matches!(a.kind, ExprKind::Binary(..)) {
+                    a.depth - 1
+                } else {
+                    a.depth
+                };
+                left.max(b.depth)
+            }
+            ExprKind::Assign(a, b) => a.depth.max(b.depth),
             ExprKind::Call(_, args) => args
                 .iter()
                 .flat_map(|a| a.items.iter())
@@ -254,6 +284,65 @@ impl Expr {
     /// A node standing for something already reported.
     pub fn error(span: Span) -> Expr {
         Expr::new(ExprKind::Error, span)
+    }
+
+    /// The leftmost operand of a binary chain (the expression itself when
+    /// it is not a binary operator) and the chain's nodes from the top
+    /// down: each with its operator, the operator's place and its right
+    /// operand. Walking the nodes in reverse applies them left to right.
+    pub fn chain(&self) -> (&Expr, Vec<ChainLink<'_>>) {
+        let mut links = Vec::new();
+        let mut left = self;
+        while let ExprKind::Binary(op, op_span, a, b) = &left.kind {
+            links.push(ChainLink {
+                node: left,
+                op: *op,
+                op_span: *op_span,
+                right: b,
+            });
+            left = a;
+        }
+        (left, links)
+    }
+}
+
+/// One operator of a binary chain (see [`Expr::chain`]).
+#[derive(Copy, Clone, Debug)]
+pub struct ChainLink<'a> {
+    /// The whole `left op right` node.
+    pub node: &'a Expr,
+    /// The operator.
+    pub op: BinOp,
+    /// The operator's place.
+    pub op_span: Span,
+    /// The right operand.
+    pub right: &'a Expr,
+}
+
+impl Drop for Expr {
+    /// Unlinks a binary chain node by node, so that dropping a chain of
+    /// any length does not recurse once per operator.
+    fn drop(&mut self) {
+        let mut next = take_binary_left(&mut self.kind);
+        while let Some(mut node) = next {
+            next = take_binary_left(&mut node.kind);
+        }
+    }
+}
+
+/// Moves the left operand out of a binary node when it is itself a binary
+/// node (leaving an error leaf in its place).
+fn take_binary_left(kind: &mut ExprKind) -> Option<Expr> {
+    match kind {
+        ExprKind::Binary(_, _, a, _) if matches!(a.kind, ExprKind::Binary(..)) => {
+            let leaf = Expr {
+                kind: ExprKind::Error,
+                span: a.span,
+                depth: 1,
+            };
+            Some(std::mem::replace(&mut **a, leaf))
+        }
+        _ => None,
     }
 }
 

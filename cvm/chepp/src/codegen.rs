@@ -155,6 +155,21 @@ struct FnGen {
     val_tmp: Option<u32>,
 }
 
+/// The leftmost operand of a chain of `op` and the right operands from the
+/// top down (walk them in reverse for source order).
+fn chain(e: &Expr, op: BinOp) -> (&Expr, Vec<&Expr>) {
+    let mut rights = Vec::new();
+    let mut first = e;
+    while let ExprKind::Binary(o, a, b) = &first.kind {
+        if *o != op {
+            break;
+        }
+        rights.push(&**b);
+        first = a;
+    }
+    (first, rights)
+}
+
 fn to_u32(v: i32) -> u32 {
     v as u32
 }
@@ -320,9 +335,13 @@ impl FnGen {
     /// Jumps to `target` when `e` is false (0); falls through otherwise.
     fn cond_false(&mut self, e: &Expr, target: Lbl) {
         match &e.kind {
-            ExprKind::Binary(BinOp::And, a, b) => {
-                self.cond_false(a, target);
-                self.cond_false(b, target);
+            ExprKind::Binary(BinOp::And, ..) => {
+                // `a and b and ...`: false as soon as one operand is.
+                let (first, rights) = chain(e, BinOp::And);
+                self.cond_false(first, target);
+                for b in rights.iter().rev() {
+                    self.cond_false(b, target);
+                }
             }
             ExprKind::Binary(BinOp::Or, a, b) => {
                 let ok = self.buf.label();
@@ -342,9 +361,13 @@ impl FnGen {
     /// otherwise.
     fn cond_true(&mut self, e: &Expr, target: Lbl) {
         match &e.kind {
-            ExprKind::Binary(BinOp::Or, a, b) => {
-                self.cond_true(a, target);
-                self.cond_true(b, target);
+            ExprKind::Binary(BinOp::Or, ..) => {
+                // `a or b or ...`: true as soon as one operand is.
+                let (first, rights) = chain(e, BinOp::Or);
+                self.cond_true(first, target);
+                for b in rights.iter().rev() {
+                    self.cond_true(b, target);
+                }
             }
             ExprKind::Binary(BinOp::And, a, b) => {
                 let skip = self.buf.label();
@@ -446,36 +469,58 @@ impl FnGen {
                 self.buf.op(Opcode::Push, &[0]);
                 self.buf.bind(end);
             }
-            ExprKind::Binary(op, a, b) => {
-                self.expr(a);
-                self.expr(b);
-                let opcode = match op {
-                    BinOp::BitOr => Opcode::BitOr,
-                    BinOp::BitXor => Opcode::BitXor,
-                    BinOp::BitAnd => Opcode::BitAnd,
-                    BinOp::Eq => Opcode::Eq,
-                    BinOp::Ne => Opcode::Ne,
-                    BinOp::Lt => Opcode::Lt,
-                    BinOp::Le => Opcode::Le,
-                    BinOp::Gt => Opcode::Gt,
-                    BinOp::Ge => Opcode::Ge,
-                    BinOp::Add => Opcode::Add,
-                    BinOp::Sub => Opcode::Sub,
-                    BinOp::Mul => Opcode::Mul,
-                    BinOp::Div => Opcode::Div,
-                    BinOp::Mod => Opcode::Mod,
-                    BinOp::And | BinOp::Or => Opcode::Nop,
-                };
-                if matches!(op, BinOp::Div | BinOp::Mod) {
-                    self.buf.loc(e.span);
+            ExprKind::Binary(..) => {
+                // A chain of arithmetic operators of any length: the left
+                // operands in a loop; recursion only into right operands
+                // (and into a left operand that is `and`/`or`).
+                let mut nodes = Vec::new();
+                let mut first = e;
+                while let ExprKind::Binary(op, a, _) = &first.kind {
+                    if matches!(op, BinOp::And | BinOp::Or) {
+                        break;
+                    }
+                    nodes.push(first);
+                    first = a;
                 }
-                self.buf.op(opcode, &[]);
+                self.expr(first);
+                for node in nodes.iter().rev() {
+                    if let ExprKind::Binary(op, _, b) = &node.kind {
+                        self.expr(b);
+                        self.binop(*op, node.span);
+                    }
+                }
             }
             ExprKind::Assign(place, value) => self.assign(place, value, true, e.span),
             ExprKind::IncDec { place, inc, prefix } => {
                 self.incdec(place, *inc, *prefix, true, e.span)
             }
         }
+    }
+
+    /// The instruction of an arithmetic or comparison operator (operands
+    /// on the stack); `span` is where a division by zero is reported.
+    fn binop(&mut self, op: BinOp, span: Span) {
+        let opcode = match op {
+            BinOp::BitOr => Opcode::BitOr,
+            BinOp::BitXor => Opcode::BitXor,
+            BinOp::BitAnd => Opcode::BitAnd,
+            BinOp::Eq => Opcode::Eq,
+            BinOp::Ne => Opcode::Ne,
+            BinOp::Lt => Opcode::Lt,
+            BinOp::Le => Opcode::Le,
+            BinOp::Gt => Opcode::Gt,
+            BinOp::Ge => Opcode::Ge,
+            BinOp::Add => Opcode::Add,
+            BinOp::Sub => Opcode::Sub,
+            BinOp::Mul => Opcode::Mul,
+            BinOp::Div => Opcode::Div,
+            BinOp::Mod => Opcode::Mod,
+            BinOp::And | BinOp::Or => Opcode::Nop,
+        };
+        if matches!(op, BinOp::Div | BinOp::Mod) {
+            self.buf.loc(span);
+        }
+        self.buf.op(opcode, &[]);
     }
 
     fn args(&mut self, args: &[Arg]) {

@@ -86,41 +86,16 @@ pub fn eval(e: &Expr, lookup: &Lookup<'_>) -> Result<Const, ConstError> {
                 UnOp::BitNot => !a,
             })
         }
-        ExprKind::Binary(op, op_span, a, b) => {
-            let x = eval(a, lookup)?.value;
-            let y = eval(b, lookup)?.value;
-            number(match op {
-                BinOp::Or => i32::from(x != 0 || y != 0),
-                BinOp::And => i32::from(x != 0 && y != 0),
-                BinOp::BitOr => x | y,
-                BinOp::BitXor => x ^ y,
-                BinOp::BitAnd => x & y,
-                BinOp::Eq => i32::from(x == y),
-                BinOp::Ne => i32::from(x != y),
-                BinOp::Lt => i32::from(x < y),
-                BinOp::Le => i32::from(x <= y),
-                BinOp::Gt => i32::from(x > y),
-                BinOp::Ge => i32::from(x >= y),
-                BinOp::Add => x.wrapping_add(y),
-                BinOp::Sub => x.wrapping_sub(y),
-                BinOp::Mul => x.wrapping_mul(y),
-                BinOp::Div | BinOp::Mod => {
-                    let r = if *op == BinOp::Div {
-                        arith::div(x, y)
-                    } else {
-                        arith::rem(x, y)
-                    };
-                    match r {
-                        Some(v) => v,
-                        None => {
-                            return Err(ConstError::Failed {
-                                span: *op_span,
-                                message: "division by zero in a constant expression".into(),
-                            })
-                        }
-                    }
-                }
-            })
+        ExprKind::Binary(..) => {
+            // A chain of any length: the left operands in a loop, left to
+            // right; recursion only into right operands.
+            let (first, links) = e.chain();
+            let mut x = eval(first, lookup)?.value;
+            for link in links.iter().rev() {
+                let y = eval(link.right, lookup)?.value;
+                x = binary(link.op, link.op_span, x, y)?;
+            }
+            number(x)
         }
         ExprKind::Index(..) => {
             return Err(ConstError::NotConstant {
@@ -141,5 +116,37 @@ pub fn eval(e: &Expr, lookup: &Lookup<'_>) -> Result<Const, ConstError> {
             })
         }
         ExprKind::Error => return Err(ConstError::Reported),
+    })
+}
+
+/// `x op y` with the VM's arithmetic; `op_span` is where a division by zero
+/// is reported.
+fn binary(op: BinOp, op_span: Span, x: i32, y: i32) -> Result<i32, ConstError> {
+    Ok(match op {
+        BinOp::Or => i32::from(x != 0 || y != 0),
+        BinOp::And => i32::from(x != 0 && y != 0),
+        BinOp::BitOr => x | y,
+        BinOp::BitXor => x ^ y,
+        BinOp::BitAnd => x & y,
+        BinOp::Eq => i32::from(x == y),
+        BinOp::Ne => i32::from(x != y),
+        BinOp::Lt => i32::from(x < y),
+        BinOp::Le => i32::from(x <= y),
+        BinOp::Gt => i32::from(x > y),
+        BinOp::Ge => i32::from(x >= y),
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::Div | BinOp::Mod => {
+            let r = if op == BinOp::Div {
+                arith::div(x, y)
+            } else {
+                arith::rem(x, y)
+            };
+            r.ok_or_else(|| ConstError::Failed {
+                span: op_span,
+                message: "division by zero in a constant expression".into(),
+            })?
+        }
     })
 }

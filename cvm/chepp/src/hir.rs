@@ -160,12 +160,42 @@ pub enum Place {
 }
 
 /// An expression; every expression yields one int.
+///
+/// Binary chains are as deep as they are long (see
+/// [`ast::Expr`](super::ast::Expr)): passes walk their left operands in a
+/// loop, and dropping one unlinks it node by node.
 #[derive(Clone, Debug)]
 pub struct Expr {
     /// What it computes.
     pub kind: ExprKind,
     /// Where it came from.
     pub span: Span,
+}
+
+impl Drop for Expr {
+    /// Unlinks a binary chain node by node, so that dropping a chain of
+    /// any length does not recurse once per operator.
+    fn drop(&mut self) {
+        let mut next = take_binary_left(&mut self.kind);
+        while let Some(mut node) = next {
+            next = take_binary_left(&mut node.kind);
+        }
+    }
+}
+
+/// Moves the left operand out of a binary node when it is itself a binary
+/// node (leaving a constant in its place).
+fn take_binary_left(kind: &mut ExprKind) -> Option<Expr> {
+    match kind {
+        ExprKind::Binary(_, a, _) if matches!(a.kind, ExprKind::Binary(..)) => {
+            let leaf = Expr {
+                kind: ExprKind::Const(0),
+                span: a.span,
+            };
+            Some(std::mem::replace(&mut **a, leaf))
+        }
+        _ => None,
+    }
 }
 
 /// The expressions.

@@ -6,7 +6,8 @@
 //! the enclosing block, the next top-level declaration), so one run finds
 //! every independent syntax error instead of stopping at the first.
 //! Nesting depth is bounded, so no input can exhaust the stack of this or
-//! any later pass.
+//! any later pass; chains of operators of one precedence are read in a loop
+//! and may be of any length (every later pass walks them in a loop too).
 //!
 //! `include NAME` is resolved here, while parsing, because Che++ includes
 //! are textual: the included file's items appear exactly where the
@@ -16,6 +17,7 @@
 use super::ast::*;
 use super::diag::{Diagnostic, Diagnostics};
 use super::lexer::lex;
+use super::sema::TEXTOUT;
 use super::source::{
     self, FileId, Found, IncludeError, Loader, SourceMap, Span, STDLIB_NAME, STDLIB_SOURCE,
 };
@@ -24,8 +26,10 @@ use cvm_chess::lit::{self, LitKind};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-/// The deepest nesting of expressions (parentheses, operators, calls) and
-/// of statements the parser accepts.
+/// The deepest nesting of expressions (parentheses, unary operators,
+/// operands of tighter operators, assignments, calls) and of statements the
+/// parser accepts. The length of a chain of operators of one precedence
+/// (`1+1+...+1`) is not bounded.
 pub const MAX_DEPTH: u32 = 160;
 
 /// Everything the parser needs besides the tokens of the current file.
@@ -40,6 +44,14 @@ pub struct ParseCtx<'a> {
     pub diags: &'a mut Diagnostics,
     included: HashSet<PathBuf>,
     stdlib_included: bool,
+    /// Every name declared so far (globals, routines, parameters, locals):
+    /// a name that is not declared and spells a keyword in other letter
+    /// case (`BEGIN`) is read as the keyword.
+    declared: HashSet<String>,
+    /// See [`Program::skipped_routines`].
+    skipped_routines: Vec<Option<Ident>>,
+    /// See [`Program::truncated`].
+    truncated: bool,
 }
 
 impl<'a> ParseCtx<'a> {
@@ -57,6 +69,9 @@ impl<'a> ParseCtx<'a> {
             diags,
             included: HashSet::new(),
             stdlib_included: false,
+            declared: HashSet::new(),
+            skipped_routines: Vec::new(),
+            truncated: false,
         }
     }
 
@@ -72,6 +87,8 @@ impl<'a> ParseCtx<'a> {
 pub fn parse_program(ctx: &mut ParseCtx<'_>, root: FileId) -> Program {
     let mut program = Program::default();
     parse_file(ctx, root, &mut program.items, 0);
+    program.skipped_routines = std::mem::take(&mut ctx.skipped_routines);
+    program.truncated = ctx.truncated;
     program
 }
 
@@ -123,6 +140,35 @@ fn starts_item(tok: &Tok) -> bool {
                 | Kw::Include
         )
     )
+}
+
+/// Keywords that start a statement or end a block (where a keyword in
+/// other letter case, such as `END`, is read as one at the start of a
+/// statement).
+fn stmt_keyword(kw: Kw) -> bool {
+    matches!(
+        kw,
+        Kw::If
+            | Kw::While
+            | Kw::Repeat
+            | Kw::For
+            | Kw::Switch
+            | Kw::Return
+            | Kw::Goto
+            | Kw::Write
+            | Kw::Break
+            | Kw::End
+            | Kw::Elseif
+            | Kw::Else
+            | Kw::Until
+            | Kw::Case
+            | Kw::Default
+    )
+}
+
+/// Keywords that start a top-level declaration.
+fn item_keyword(kw: Kw) -> bool {
+    starts_item(&Tok::Kw(kw))
 }
 
 /// Tokens that may start another element of a juxtaposed literal list.
@@ -177,6 +223,18 @@ impl Parser<'_, '_> {
         t
     }
 
+    /// The name `ahead` tokens on, if that token is a name.
+    fn ident_at(&self, ahead: usize) -> Option<Ident> {
+        let t = self.tokens.get(self.pos + ahead)?;
+        match &t.tok {
+            Tok::Ident(name) => Some(Ident {
+                name: name.clone(),
+                span: t.span,
+            }),
+            _ => None,
+        }
+    }
+
     fn at(&self, tok: &Tok) -> bool {
         self.tok() == tok
     }
@@ -198,9 +256,58 @@ impl Parser<'_, '_> {
         self.eat(&Tok::Kw(kw))
     }
 
+    /// Reports `d`, unless the rest of the file is being skipped after
+    /// "nesting too deep" (whatever is missing then is not a new error).
     fn error(&mut self, d: Diagnostic) -> Reported {
-        self.ctx.diags.push(d);
+        if !self.aborted {
+            self.ctx.diags.push(d);
+        }
         Reported
+    }
+
+    /// Remembers a declared name (see [`ParseCtx`]'s `declared`).
+    fn declare(&mut self, id: &Ident) {
+        if !self.ctx.declared.contains(&id.name) {
+            self.ctx.declared.insert(id.name.clone());
+        }
+    }
+
+    /// Reads a name that spells a keyword in other letter case (`BEGIN`,
+    /// `End`) as that keyword when `fits(keyword)` and the name is not
+    /// declared (nor built in), so no valid program changes meaning: the
+    /// mistake is reported once, and parsing goes on as the writer meant
+    /// instead of piling up errors that follow from it. `expected` says
+    /// that the parser was looking for exactly that keyword.
+    fn miscased(&mut self, fits: impl Fn(Kw) -> bool, expected: bool) -> bool {
+        let Tok::Ident(name) = self.tok() else {
+            return false;
+        };
+        let Some(kw) = Kw::from_word(&name.to_lowercase()) else {
+            return false;
+        };
+        if !fits(kw)
+            || self.ctx.declared.contains(name)
+            || cvm::intrinsics::by_name(name).is_some()
+            || name == TEXTOUT
+        {
+            return false;
+        }
+        let word = kw.as_str();
+        let message = if expected {
+            format!("expected `{word}`, found name `{name}`")
+        } else {
+            format!("`{name}` is not a keyword")
+        };
+        let span = self.span();
+        self.error(
+            Diagnostic::error(span, message)
+                .label(format!("read as `{word}`"))
+                .note("Che++ is case-sensitive; keywords are written in lower case"),
+        );
+        if let Some(t) = self.tokens.get_mut(self.pos) {
+            t.tok = Tok::Kw(kw);
+        }
+        true
     }
 
     fn unexpected(&mut self, what: &str) -> Reported {
@@ -235,6 +342,7 @@ impl Parser<'_, '_> {
     }
 
     fn expect_kw(&mut self, kw: Kw) -> PResult<Span> {
+        self.miscased(|k| k == kw, true);
         self.expect(&Tok::Kw(kw), &format!("`{}`", kw.as_str()))
     }
 
@@ -326,6 +434,7 @@ impl Parser<'_, '_> {
         if self.depth > MAX_DEPTH {
             if !self.aborted {
                 self.aborted = true;
+                self.ctx.truncated = true;
                 let span = self.span();
                 self.ctx.diags.push(
                     Diagnostic::error(span, "nesting too deep")
@@ -348,6 +457,7 @@ impl Parser<'_, '_> {
     fn items(&mut self, out: &mut Vec<Item>) {
         while !self.at(&Tok::Eof) && !self.aborted {
             let before = self.pos;
+            self.miscased(item_keyword, false);
             if self.item(out).is_err() {
                 self.sync_item();
             }
@@ -363,40 +473,79 @@ impl Parser<'_, '_> {
                 self.bump();
             }
             Tok::Kw(Kw::Include) => self.include(out)?,
+            // A declaration whose name was read is kept even when the rest
+            // of it is wrong, so that uses of the name are not reported.
             Tok::Kw(Kw::Const) => {
-                let c = self.const_decl()?;
-                out.push(Item::Const(c));
+                let mut c = None;
+                let r = self.const_decl(&mut c);
+                out.extend(c.map(Item::Const));
+                r?;
             }
             Tok::Kw(Kw::Var) => {
-                let vars = self.var_decl()?;
-                out.push(Item::Var(vars));
+                let mut vars = Vec::new();
+                let r = self.var_decl(&mut vars);
+                if !vars.is_empty() {
+                    out.push(Item::Var(vars));
+                }
+                r?;
             }
             Tok::Kw(Kw::List) => {
-                let l = self.list_decl()?;
-                out.push(Item::List(l));
+                let mut l = None;
+                let r = self.list_decl(&mut l);
+                out.extend(l.map(Item::List));
+                r?;
             }
             Tok::Kw(Kw::Text) => {
                 self.bump();
                 let name = self.ident("a text name")?;
+                self.declare(&name);
                 let text = match self.tok().clone() {
                     Tok::Str(s) => {
                         self.bump();
                         s
                     }
-                    _ => return Err(self.unexpected("a quoted text")),
+                    _ => {
+                        let r = self.unexpected("a quoted text");
+                        out.push(Item::Text {
+                            name,
+                            text: String::new(),
+                        });
+                        return Err(r);
+                    }
                 };
-                self.expect_semi()?;
+                let r = self.expect_semi();
                 out.push(Item::Text { name, text });
+                r?;
             }
             Tok::Kw(Kw::Extern) => {
                 self.bump();
-                let sig = self.signature()?;
-                self.expect_semi()?;
+                let name = self.ident_at(1);
+                let sig = self.signature().inspect_err(|_| {
+                    self.ctx.skipped_routines.push(name);
+                })?;
+                let r = self.expect_semi();
                 out.push(Item::Extern(sig));
+                r?;
             }
-            Tok::Kw(Kw::Procedure | Kw::Function) => {
-                let r = self.routine()?;
-                out.push(Item::Routine(r));
+            Tok::Kw(Kw::Procedure | Kw::Function) => self.routine_item(out),
+            // `procedur main()`, `Prozedur main()`: a routine with a
+            // misspelled keyword.
+            Tok::Ident(word)
+                if matches!(self.tok_at(1), Tok::Ident(_)) && *self.tok_at(2) == Tok::LParen =>
+            {
+                let span = self.span();
+                let name = self.ident_at(1);
+                self.error(
+                    Diagnostic::error(
+                        span,
+                        format!("expected a declaration, found name `{word}`"),
+                    )
+                    .label("expected `procedure` or `function`")
+                    .note("the routine is skipped up to its `end`"),
+                );
+                self.bump();
+                self.ctx.skipped_routines.push(name);
+                self.skip_routine();
             }
             Tok::Kw(Kw::Begin) => {
                 let span = self.span();
@@ -494,9 +643,16 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
-    fn const_decl(&mut self) -> PResult<ConstDecl> {
+    /// `const NAME := EXPR;`; once the name is read, `decl` holds the
+    /// declaration (with an error value if the rest is wrong).
+    fn const_decl(&mut self, decl: &mut Option<ConstDecl>) -> PResult<()> {
         self.bump();
         let name = self.ident("a constant name")?;
+        self.declare(&name);
+        let c = decl.insert(ConstDecl {
+            value: Expr::error(name.span),
+            name,
+        });
         if !self.eat(&Tok::Assign) {
             if self.at(&Tok::Eq) {
                 let span = self.span();
@@ -507,14 +663,14 @@ impl Parser<'_, '_> {
             }
             return Err(self.unexpected("`:=`"));
         }
-        let value = self.expr()?;
-        self.expect_semi()?;
-        Ok(ConstDecl { name, value })
+        c.value = self.expr()?;
+        self.expect_semi()
     }
 
-    fn var_decl(&mut self) -> PResult<Vec<VarDecl>> {
+    /// `var a, b := EXPR, ...;`; every name read is added to `vars` (with
+    /// an error value if its initialiser is wrong).
+    fn var_decl(&mut self, vars: &mut Vec<VarDecl>) -> PResult<()> {
         self.bump();
-        let mut vars = Vec::new();
         loop {
             let name = match self.ident("a variable name") {
                 Ok(name) => name,
@@ -525,14 +681,22 @@ impl Parser<'_, '_> {
                         continue;
                     }
                     if self.eat(&Tok::Semi) {
-                        return Ok(vars);
+                        return Ok(());
                     }
                     return Err(r);
                 }
                 Err(r) => return Err(r),
             };
+            self.declare(&name);
             let init = if self.eat(&Tok::Assign) {
-                Some(self.expr()?)
+                match self.expr() {
+                    Ok(e) => Some(e),
+                    Err(r) => {
+                        let init = Some(Expr::error(name.span));
+                        vars.push(VarDecl { name, init });
+                        return Err(r);
+                    }
+                }
             } else {
                 None
             };
@@ -541,13 +705,21 @@ impl Parser<'_, '_> {
                 break;
             }
         }
-        self.expect_semi()?;
-        Ok(vars)
+        self.expect_semi()
     }
 
-    fn list_decl(&mut self) -> PResult<ListDecl> {
+    /// A list declaration; once the name is read, `decl` holds it (without
+    /// size and elements if the rest is wrong).
+    fn list_decl(&mut self, decl: &mut Option<ListDecl>) -> PResult<()> {
         let start = self.bump().span;
         let name = self.ident("a list name")?;
+        self.declare(&name);
+        *decl = Some(ListDecl {
+            name: name.clone(),
+            size: None,
+            init: None,
+            span: start.to(name.span),
+        });
         let size = if self.eat(&Tok::LBrack) {
             let e = self.expr()?;
             self.expect(&Tok::RBrack, "`]`")?;
@@ -568,13 +740,13 @@ impl Parser<'_, '_> {
             None
         };
         let span = start.to(self.prev_span());
-        self.expect_semi()?;
-        Ok(ListDecl {
+        *decl = Some(ListDecl {
             name,
             size,
             init,
             span,
-        })
+        });
+        self.expect_semi()
     }
 
     fn signature(&mut self) -> PResult<Signature> {
@@ -586,6 +758,7 @@ impl Parser<'_, '_> {
         };
         self.bump();
         let name = self.ident("a routine name")?;
+        self.declare(&name);
         self.expect(&Tok::LParen, "`(`")?;
         let mut params = Vec::new();
         if !self.at(&Tok::RParen) {
@@ -604,6 +777,7 @@ impl Parser<'_, '_> {
                     }
                     Err(r) => return Err(r),
                 };
+                self.declare(&pname);
                 params.push(Param {
                     name: pname,
                     is_list,
@@ -622,19 +796,68 @@ impl Parser<'_, '_> {
         })
     }
 
+    /// A procedure or function. One whose head (or start) cannot be read
+    /// is skipped up to its `end` and its name remembered, so that neither
+    /// its body nor its absence causes further errors.
+    fn routine_item(&mut self, out: &mut Vec<Item>) {
+        let name = self.ident_at(1);
+        match self.routine() {
+            Ok(r) => out.push(Item::Routine(r)),
+            Err(Reported) => {
+                self.ctx.skipped_routines.push(name);
+                self.skip_routine();
+            }
+        }
+    }
+
+    /// Skips the rest of a routine whose head could not be read: up to the
+    /// `end` that closes its `begin` (counting the blocks inside), or to
+    /// the next `procedure`, `function`, `extern` or `include`.
+    fn skip_routine(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            match self.tok() {
+                Tok::Eof | Tok::Kw(Kw::Procedure | Kw::Function | Kw::Extern | Kw::Include) => {
+                    return
+                }
+                Tok::Kw(Kw::Begin | Kw::If | Kw::While | Kw::For | Kw::Switch) => depth += 1,
+                Tok::Kw(Kw::End) => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.bump();
+                        self.eat(&Tok::Semi);
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     fn routine(&mut self) -> PResult<Routine> {
         let sig = self.signature()?;
         let mut locals = Vec::new();
         loop {
             match self.tok() {
-                Tok::Kw(Kw::Var) => match self.var_decl() {
-                    Ok(v) => locals.push(LocalDecl::Var(v)),
-                    Err(_) => self.sync_stmt(),
-                },
-                Tok::Kw(Kw::Const) => match self.const_decl() {
-                    Ok(c) => locals.push(LocalDecl::Const(c)),
-                    Err(_) => self.sync_stmt(),
-                },
+                Tok::Kw(Kw::Var) => {
+                    let mut vars = Vec::new();
+                    let r = self.var_decl(&mut vars);
+                    if !vars.is_empty() {
+                        locals.push(LocalDecl::Var(vars));
+                    }
+                    if r.is_err() {
+                        self.sync_stmt();
+                    }
+                }
+                Tok::Kw(Kw::Const) => {
+                    let mut c = None;
+                    let r = self.const_decl(&mut c);
+                    locals.extend(c.map(LocalDecl::Const));
+                    if r.is_err() {
+                        self.sync_stmt();
+                    }
+                }
                 Tok::Kw(Kw::List | Kw::Text) => {
                     let span = self.span();
                     let what = if self.at_kw(Kw::List) {
@@ -659,11 +882,23 @@ impl Parser<'_, '_> {
                 _ => break,
             }
         }
+        self.miscased(|k| k == Kw::Begin, true);
         if !self.eat_kw(Kw::Begin) {
-            return Err(self.unexpected("`begin`"));
+            let r = self.unexpected("`begin`");
+            if matches!(
+                self.tok(),
+                Tok::Eof | Tok::Kw(Kw::Procedure | Kw::Function | Kw::Extern | Kw::Include)
+            ) {
+                return Err(r);
+            }
+            // Read the statements as if `begin` stood here.
         }
         let body = self.block(&[Kw::End]);
-        let end = self.expect_kw(Kw::End)?;
+        if self.aborted {
+            return Err(Reported);
+        }
+        // A missing `end` is reported; the statements read are kept.
+        let end = self.expect_kw(Kw::End).unwrap_or_else(|_| self.prev_span());
         self.eat(&Tok::Semi);
         Ok(Routine {
             sig,
@@ -683,6 +918,9 @@ impl Parser<'_, '_> {
             return out;
         }
         loop {
+            if *self.tok_at(1) != Tok::Colon {
+                self.miscased(stmt_keyword, false);
+            }
             match self.tok() {
                 Tok::Eof => break,
                 Tok::Kw(k) if terminators.contains(k) => break,
@@ -991,10 +1229,16 @@ impl Parser<'_, '_> {
         })
     }
 
-    /// Precedence climbing: operators binding tighter than `min`.
+    /// Precedence climbing: operators binding tighter than `min`. A chain
+    /// of operators of one precedence (`1+2-3+...`) is read in the loop, so
+    /// it may be of any length; only operands that bind tighter recurse.
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        while let Some((op, prec)) = self.binop() {
+        loop {
+            self.miscased(|k| matches!(k, Kw::And | Kw::Or), false);
+            let Some((op, prec)) = self.binop() else {
+                break;
+            };
             if prec <= min {
                 break;
             }
@@ -1008,13 +1252,6 @@ impl Parser<'_, '_> {
                 ExprKind::Binary(op, op_span, Box::new(lhs), Box::new(rhs)),
                 span,
             );
-            if lhs.depth > MAX_DEPTH {
-                return Err(self.error(
-                    Diagnostic::error(span, "expression too complex")
-                        .label(format!("more than {MAX_DEPTH} operators in a chain"))
-                        .help("split it into several statements"),
-                ));
-            }
         }
         Ok(lhs)
     }
@@ -1061,6 +1298,13 @@ impl Parser<'_, '_> {
                 },
                 span,
             );
+            if e.depth > MAX_DEPTH {
+                return Err(self.error(
+                    Diagnostic::error(span, "expression too complex")
+                        .label(format!("nested more than {MAX_DEPTH} levels deep"))
+                        .help("split it into several statements"),
+                ));
+            }
         }
         Ok(e)
     }

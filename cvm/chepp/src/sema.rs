@@ -23,7 +23,7 @@ use super::source::{SourceMap, Span};
 use cvm::intrinsics::{self, ElemKind, IntrinsicInfo, ParamKind};
 use cvm::module::{MAX_LIST_SLOTS, MAX_STRING_BYTES};
 use cvm_chess::lit::{self, LitKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Size of a list declared without one (`list l;`).
 pub const DEFAULT_LIST_SIZE: u32 = 64;
@@ -50,6 +50,14 @@ pub fn check(program: &a::Program, sources: &SourceMap, diags: &mut Diagnostics)
         rinfo: Vec::new(),
         list_slots: 0,
         anon: 0,
+        skipped: program
+            .skipped_routines
+            .iter()
+            .flatten()
+            .map(|id| id.name.clone())
+            .collect(),
+        anything_missing: program.truncated || program.skipped_routines.iter().any(Option::is_none),
+        truncated: program.truncated,
     };
     for item in &program.items {
         c.item(item);
@@ -137,6 +145,13 @@ struct Checker<'d> {
     rinfo: Vec<RInfo>,
     list_slots: u64,
     anon: u32,
+    /// Names of routines the parser skipped after an error.
+    skipped: HashSet<String>,
+    /// Some routine was skipped without a readable name, or the rest of a
+    /// file was skipped: `main` or anything else may be missing.
+    anything_missing: bool,
+    /// The rest of a file was skipped: any name may be missing.
+    truncated: bool,
 }
 
 fn elem_lit(elem: ElemKind) -> Option<LitKind> {
@@ -232,6 +247,10 @@ impl Checker<'_> {
     }
 
     fn unknown(&mut self, id: &a::Ident, sc: Option<&Scope>) {
+        if self.truncated || self.skipped.contains(&id.name) {
+            // Its declaration was lost to an error already reported.
+            return;
+        }
         let mut d = Diagnostic::error(id.span, format!("cannot find `{}` in this scope", id.name))
             .label("not declared");
         if let Some(&later) = self.all_top.get(&id.name) {
@@ -770,8 +789,10 @@ impl Checker<'_> {
 
     fn link(&mut self) {
         for (i, info) in self.rinfo.iter().enumerate() {
-            if !info.defined && info.registered {
-                let name = &self.out.routines[i].name;
+            let name = &self.out.routines[i].name;
+            // A definition that failed to parse is not a missing one.
+            let lost = self.truncated || self.skipped.contains(name);
+            if !info.defined && info.registered && !lost {
                 let d = Diagnostic::error(
                     info.name_span,
                     format!("link error: routine `{name}` is declared but never defined"),
@@ -810,6 +831,7 @@ impl Checker<'_> {
                 )
                 .label("declared here"),
             ),
+            None if self.anything_missing || self.skipped.contains("main") => {}
             None => self.err(
                 Diagnostic::global_error("link error: the program has no `main` routine")
                     .help("execution starts in `procedure main() begin ... end;`"),
@@ -1212,19 +1234,25 @@ impl Checker<'_> {
             }
             a::ExprKind::Call(id, args) => return self.call(id, args, e.span, sc, true),
             a::ExprKind::Unary(op, x) => h::ExprKind::Unary(*op, Box::new(self.expr(x, sc))),
-            a::ExprKind::Binary(op, op_span, x, y) => {
-                let x = self.expr(x, sc);
-                let y = self.expr(y, sc);
-                // Division keeps the operator's place for runtime errors.
-                let span = if matches!(op, a::BinOp::Div | a::BinOp::Mod) {
-                    *op_span
-                } else {
-                    e.span
-                };
-                return h::Expr {
-                    kind: h::ExprKind::Binary(*op, Box::new(x), Box::new(y)),
-                    span,
-                };
+            a::ExprKind::Binary(..) => {
+                // A chain of any length: the left operands in a loop, left
+                // to right; recursion only into right operands.
+                let (first, links) = e.chain();
+                let mut x = self.expr(first, sc);
+                for link in links.iter().rev() {
+                    let y = self.expr(link.right, sc);
+                    // Division keeps the operator's place for runtime errors.
+                    let span = if matches!(link.op, a::BinOp::Div | a::BinOp::Mod) {
+                        link.op_span
+                    } else {
+                        link.node.span
+                    };
+                    x = h::Expr {
+                        kind: h::ExprKind::Binary(link.op, Box::new(x), Box::new(y)),
+                        span,
+                    };
+                }
+                return x;
             }
             a::ExprKind::Assign(target, value) => {
                 let place = self.place(target, sc, "assign to");
