@@ -232,6 +232,107 @@ fn perft_through_go_perft() {
     s.quit();
 }
 
+/// `go perft` runs like a search: `isready` is answered while it counts, `stop` ends it with what
+/// it counted and a line saying so; a depth beyond the maximum is an error, not a crash.
+#[test]
+fn go_perft_runs_like_a_search() {
+    let (mut s, out) = session();
+    let lines = converse(&mut s, &out, &["position startpos", "go perft 99999"]);
+    assert_eq!(
+        lines,
+        ["info string error: perft depth 99999 is beyond the supported maximum 64"]
+    );
+    // A count that cannot finish (64 plies): `isready` answers before it does, `stop` ends it.
+    assert_eq!(s.handle("go perft 64"), Flow::Continue);
+    assert_eq!(s.handle("isready"), Flow::Continue);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !out.lines().iter().any(|l| l == "readyok") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no readyok: {:?}",
+            out.lines()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(s.handle("stop"), Flow::Continue);
+    s.wait();
+    let lines = out.take_lines();
+    assert_eq!(lines[0], "readyok", "{lines:?}");
+    stopped_report(&lines[1..]);
+    // The engine goes on as usual, and a `stop` before a count does not stop the next one.
+    let lines = converse(&mut s, &out, &["stop", "go perft 2", "isready"]);
+    assert_eq!(lines.last().map(String::as_str), Some("readyok"));
+    assert_eq!(
+        lines[lines.len() - 2..lines.len() - 1],
+        ["Nodes searched: 400"]
+    );
+    assert!(!lines.iter().any(|l| l.contains("stopped")), "{lines:?}");
+    s.quit();
+}
+
+/// Checks the report of a stopped `go perft` (no complete root move at 64 plies): the note, an
+/// empty line and the count; returns the count.
+fn stopped_report(lines: &[String]) -> u64 {
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let n: u64 = lines[0]
+        .strip_prefix("info string perft stopped after ")
+        .and_then(|rest| rest.strip_suffix(" nodes"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not a stop note: {lines:?}"));
+    assert_eq!(lines[1], "");
+    assert_eq!(lines[2], format!("Nodes searched: {n}"));
+    n
+}
+
+/// The same over pipes with the binary, as `printf 'position startpos\ngo perft 99999\n' |
+/// che-engine` did when it crashed.
+#[test]
+fn go_perft_in_the_binary_answers_isready_and_stop() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_che-engine"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start che-engine");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(5))
+            .expect("an answer within 5 s")
+    };
+    writeln!(stdin, "position startpos\ngo perft 99999\nisready").expect("write");
+    assert_eq!(
+        next(),
+        "info string error: perft depth 99999 is beyond the supported maximum 64"
+    );
+    assert_eq!(next(), "readyok");
+    writeln!(stdin, "go perft 64\nisready").expect("write");
+    assert_eq!(next(), "readyok");
+    writeln!(stdin, "stop").expect("write");
+    let report: Vec<String> = (0..3).map(|_| next()).collect();
+    stopped_report(&report);
+    writeln!(stdin, "go perft 3").expect("write");
+    let mut lines = Vec::new();
+    while lines.last().map(String::as_str) != Some("Nodes searched: 8902") {
+        lines.push(next());
+    }
+    assert_eq!(lines.len(), 22, "{lines:?}");
+    writeln!(stdin, "quit").expect("write");
+    let status = child.wait().expect("exit");
+    assert_eq!(status.code(), Some(0));
+    reader.join().expect("reader");
+}
+
 #[test]
 fn mates_are_announced_as_mate_scores() {
     let (mut s, out) = session();

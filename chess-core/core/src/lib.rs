@@ -51,7 +51,7 @@ pub use fen::{FenError, FenField, FenProblem, STARTPOS_FEN};
 pub use game::{Game, Outcome};
 pub use movegen::{count_legal_moves, legal_moves, legal_moves_into};
 pub use movelist::MoveList;
-pub use perft::{divide, perft};
+pub use perft::{divide, perft, perft_until, DepthError, PerftCount, MAX_PERFT_DEPTH};
 pub use piece::{Piece, PieceKind};
 pub use position::Position;
 pub use san::SanError;

@@ -6,13 +6,19 @@
 //! on the last line of standard output, timing on standard error), `divide` first prints that count
 //! per root move, and `bench` searches a fixed set of positions to a fixed depth and prints the
 //! node count and speed, as Stockfish's `bench` does.
+//!
+//! `perft` and `divide` count to at most [`chess_core::MAX_PERFT_DEPTH`] (64) plies; a deeper request is refused
+//! with a message and exit status 1. A closed standard output (`che-engine divide 5 | head -1`)
+//! ends a subcommand with a message on standard error and exit status 1; a closed standard error
+//! is ignored. Neither ever panics.
 
 use che_engine::engine::{Engine, BENCH_DEPTH};
 use che_engine::options::EngineOptions;
 use che_engine::search::SearchControl;
 use che_engine::worker::Out;
-use chess_core::{divide, perft, Position, STARTPOS_FEN};
+use chess_core::{perft_until, Position, STARTPOS_FEN};
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -28,7 +34,7 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal move tree to DEPTH plies.
     Perft {
-        /// Plies to search.
+        /// Plies to search (at most 64).
         depth: u32,
         /// Start from this position instead of the initial one.
         #[arg(long, default_value = STARTPOS_FEN)]
@@ -36,7 +42,7 @@ enum Command {
     },
     /// Like perft, but first print the count below each legal move.
     Divide {
-        /// Plies to search.
+        /// Plies to search (at most 64).
         depth: u32,
         /// Start from this position instead of the initial one.
         #[arg(long, default_value = STARTPOS_FEN)]
@@ -52,66 +58,119 @@ enum Command {
     },
 }
 
-fn load(fen: &str) -> Result<Position, ExitCode> {
-    Position::from_fen(fen).map_err(|e| {
-        eprintln!("che-engine: {e}");
-        ExitCode::from(1)
-    })
+/// Writes a line to standard error; a closed standard error is ignored (no one is left to tell).
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
-fn report(depth: u32, nodes: u64, start: Instant) {
+/// A failure: the message goes to standard error, the status is 1.
+fn failure(message: impl std::fmt::Display) -> ExitCode {
+    note(&format!("che-engine: {message}"));
+    ExitCode::from(1)
+}
+
+/// Standard output, line by line. The first write error (a closed pipe) is kept and further lines
+/// are dropped; [`Printer::finish`] turns it into the exit status.
+struct Printer {
+    out: std::io::StdoutLock<'static>,
+    error: Option<std::io::Error>,
+}
+
+impl Printer {
+    fn new() -> Printer {
+        Printer {
+            out: std::io::stdout().lock(),
+            error: None,
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if self.error.is_none() {
+            if let Err(e) = writeln!(self.out, "{text}").and_then(|()| self.out.flush()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn finish(self) -> Result<(), ExitCode> {
+        match self.error {
+            Some(e) => Err(failure(format!("cannot write the output: {e}"))),
+            None => Ok(()),
+        }
+    }
+}
+
+fn load(fen: &str) -> Result<Position, ExitCode> {
+    Position::from_fen(fen).map_err(failure)
+}
+
+/// Counts the tree of `fen` to `depth` plies; with `split`, prints each root move's count first.
+/// The total is the last line of standard output; the timing goes to standard error.
+fn count(depth: u32, fen: &str, split: bool) -> Result<(), ExitCode> {
+    let pos = load(fen)?;
+    let mut out = Printer::new();
+    let start = Instant::now();
+    // Once the output is gone, counting on is pointless.
+    let gone = std::cell::Cell::new(false);
+    let stop = || gone.get();
+    let count = perft_until(&pos, depth, &stop, &mut |mv, n| {
+        if split {
+            out.line(&format!("{mv}: {n}"));
+            gone.set(out.failed());
+        }
+    })
+    .map_err(failure)?;
+    let nodes = count.nodes;
+    if split {
+        out.line("");
+    }
     let seconds = start.elapsed().as_secs_f64();
     let mnps = if seconds > 0.0 {
         nodes as f64 / seconds / 1e6
     } else {
         0.0
     };
-    eprintln!("perft {depth}: {nodes} nodes in {seconds:.3} s ({mnps:.1} Mnps)");
-    println!("{nodes}");
+    note(&format!(
+        "perft {depth}: {nodes} nodes in {seconds:.3} s ({mnps:.1} Mnps)"
+    ));
+    out.line(&nodes.to_string());
+    out.finish()
 }
 
 fn run(command: Command) -> Result<(), ExitCode> {
     match command {
-        Command::Perft { depth, fen } => {
-            let pos = load(&fen)?;
-            let start = Instant::now();
-            let nodes = perft(&pos, depth);
-            report(depth, nodes, start);
-        }
-        Command::Divide { depth, fen } => {
-            let pos = load(&fen)?;
-            let start = Instant::now();
-            let split = divide(&pos, depth);
-            for (mv, nodes) in &split {
-                println!("{mv}: {nodes}");
-            }
-            println!();
-            let total = if depth == 0 {
-                1
-            } else {
-                split.iter().map(|(_, n)| n).sum()
-            };
-            report(depth, total, start);
-        }
+        Command::Perft { depth, fen } => count(depth, &fen, false)?,
+        Command::Divide { depth, fen } => count(depth, &fen, true)?,
         Command::Play => {
             let input = std::io::BufReader::new(std::io::stdin());
-            che_engine::play::run(input, Out::stdout(), EngineOptions::default()).map_err(|e| {
-                eprintln!("che-engine: {e}");
-                ExitCode::from(1)
-            })?;
+            che_engine::play::run(input, Out::stdout(), EngineOptions::default())
+                .map_err(failure)?;
         }
         Command::Bench { depth } => {
             let mut engine = Engine::new(EngineOptions::default());
             let control = SearchControl::new();
+            let mut out = Printer::new();
             let summary = engine.bench(depth, &control, &mut |event| {
                 if let che_engine::engine::EngineEvent::Note(n) = event {
-                    println!("{n}");
+                    out.line(&n);
+                    if out.failed() {
+                        // No one reads the result any more.
+                        control.stop();
+                    }
                 }
             });
-            println!("===========================");
-            println!("Total time (ms) : {}", summary.elapsed.as_millis());
-            println!("Nodes searched  : {}", summary.nodes);
-            println!("Nodes/second    : {}", summary.nps());
+            out.line("===========================");
+            out.line(&format!(
+                "Total time (ms) : {}",
+                summary.elapsed.as_millis()
+            ));
+            out.line(&format!("Nodes searched  : {}", summary.nodes));
+            out.line(&format!("Nodes/second    : {}", summary.nps()));
+            out.finish()?;
         }
     }
     Ok(())
@@ -128,10 +187,7 @@ fn main() -> ExitCode {
             let input = std::io::stdin().lock();
             match che_engine::uci::run(input, Out::stdout(), EngineOptions::default()) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("che-engine: {e}");
-                    ExitCode::from(1)
-                }
+                Err(e) => failure(e),
             }
         }
     }

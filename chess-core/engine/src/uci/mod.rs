@@ -5,6 +5,12 @@
 //! answered while the engine thinks. `isready` during a search is answered at once; otherwise it
 //! waits behind the queued jobs, so `readyok` means every earlier command has taken effect. Every
 //! malformed line is answered with `info string error: ...` and the session carries on.
+//!
+//! `go perft N` runs like a search: it prints each root move's count as it is known, then an empty
+//! line and `Nodes searched: TOTAL`. `stop` (or `quit`) ends it early; it then prints
+//! `info string perft stopped after TOTAL nodes` before the empty line and the `Nodes searched`
+//! line, whose total is what was counted until then. A depth beyond
+//! [`chess_core::MAX_PERFT_DEPTH`] is refused with an error line.
 
 pub mod command;
 
@@ -179,19 +185,28 @@ impl Session {
                 });
             }
             Command::Perft(depth) => {
-                self.engine.submit(move |engine| {
+                if let Err(e) = chess_core::perft::check_depth(depth) {
+                    self.error(e);
+                    return Flow::Continue;
+                }
+                self.infinite = false;
+                // Like a search: `isready` is answered at once and `stop` ends it.
+                self.engine.submit_search(move |engine, control| {
                     let pos = *engine.position();
-                    let split = chess_core::perft::divide(&pos, depth);
-                    for (mv, n) in &split {
-                        out.line(&format!("{mv}: {n}"));
+                    let stop = || control.stop_requested();
+                    let count = chess_core::perft_until(&pos, depth, &stop, &mut |mv, n| {
+                        out.line(&format!("{mv}: {n}"))
+                    });
+                    if let Ok(count) = count {
+                        if !count.complete {
+                            out.line(&format!(
+                                "info string perft stopped after {} nodes",
+                                count.nodes
+                            ));
+                        }
+                        out.line("");
+                        out.line(&format!("Nodes searched: {}", count.nodes));
                     }
-                    let total: u64 = if depth == 0 {
-                        1
-                    } else {
-                        split.iter().map(|(_, n)| n).sum()
-                    };
-                    out.line("");
-                    out.line(&format!("Nodes searched: {total}"));
                 });
             }
             Command::Stop => self.engine.control().stop(),
