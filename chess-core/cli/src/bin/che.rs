@@ -18,6 +18,11 @@
 //!
 //! Exit status: 0 on success, 1 for compile errors (and unreadable files or
 //! bad arguments), 2 for runtime errors.
+//!
+//! Nothing here panics on a closed pipe: a closed standard error is ignored,
+//! and a closed standard output ends the command with `che: cannot write the
+//! output: ...` on standard error and exit status 1 (the status of a compile
+//! or runtime error found first is kept).
 
 use che_cli::advice_json::advice_json;
 use che_engine::host::AdviceHost;
@@ -144,8 +149,23 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes to standard error; a closed standard error is ignored (there is
+/// no one left to tell).
+fn to_stderr(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// Writes to standard output; a write error (a closed pipe) is reported as
+/// a failure.
+fn to_stdout(text: &str) -> Result<(), Failed> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| fail(format!("cannot write the output: {e}")))
+}
+
 fn fail(message: impl std::fmt::Display) -> Failed {
-    eprintln!("che: {message}");
+    to_stderr(&format!("che: {message}\n"));
     COMPILE_ERROR
 }
 
@@ -168,7 +188,7 @@ fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
         include_dirs: includes.dirs.clone(),
     };
     let compiled = chepp::compile_file(path, &options);
-    eprint!("{}", compiled.render_diagnostics());
+    to_stderr(&compiled.render_diagnostics());
     match compiled.module {
         Some(module) => Ok(Loaded {
             module: if includes.no_opt {
@@ -180,12 +200,12 @@ fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
         }),
         None => {
             let n = compiled.errors().count();
-            eprintln!(
-                "che: {} error{} in {}",
+            to_stderr(&format!(
+                "che: {} error{} in {}\n",
                 n,
                 if n == 1 { "" } else { "s" },
                 path.display()
-            );
+            ));
             Err(COMPILE_ERROR)
         }
     }
@@ -238,14 +258,14 @@ fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
         (Some(s), _) => chepp::render_runtime_error(error, s),
         (None, Some(pos)) => {
             let mut s = SourceMap::new();
-            if let Ok(text) = std::fs::read_to_string(&pos.file) {
-                s.add(&pos.file, None, text);
+            if let Ok(bytes) = std::fs::read(&pos.file) {
+                s.add(&pos.file, None, chepp::source::decode(bytes));
             }
             chepp::render_runtime_error(error, &s)
         }
         (None, None) => format!("{error}\n"),
     };
-    eprint!("{text}");
+    to_stderr(&text);
 }
 
 /// Runs `main()` of the program named by `args`; returns the advice table.
@@ -276,7 +296,7 @@ fn run(command: Command) -> Result<(), Failed> {
     match command {
         Command::Demo { fen } => match che_cli::demo::run(&fen) {
             Ok(demo) => {
-                print!("{demo}");
+                to_stdout(&demo.to_string())?;
                 if demo.agree() {
                     Ok(())
                 } else {
@@ -284,7 +304,7 @@ fn run(command: Command) -> Result<(), Failed> {
                 }
             }
             Err(che_cli::demo::DemoError::Runtime(text)) => {
-                eprint!("{text}");
+                to_stderr(&text);
                 Err(RUNTIME_ERROR)
             }
             Err(e) => Err(fail(e)),
@@ -307,10 +327,7 @@ fn run(command: Command) -> Result<(), Failed> {
             let text = asm::disassemble(&loaded.module);
             match output {
                 Some(out) => write_file(&out, text.as_bytes()),
-                None => {
-                    print!("{text}");
-                    Ok(())
-                }
+                None => to_stdout(&text),
             }
         }
         Command::Assemble { file, output } => {
@@ -337,8 +354,7 @@ fn run(command: Command) -> Result<(), Failed> {
             let table = execute(&args, &mut out)?;
             let json = advice_json(&table, &out.lines);
             let text = serde_json::to_string_pretty(&json).map_err(fail)?;
-            let mut stdout = std::io::stdout().lock();
-            writeln!(stdout, "{text}").map_err(fail)
+            to_stdout(&format!("{text}\n"))
         }
     }
 }
