@@ -61,7 +61,7 @@ use crate::lower::Lower;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cvm::intrinsics::INTRINSICS;
-use cvm::isa::{Effect, Flow, Instr, Opcode};
+use cvm::isa::{Compare, Effect, Flow, Form, Instr, Opcode, OperandKind, Raises, Rel};
 use cvm::module::Function;
 use cvm::verify::FunctionInfo;
 use std::collections::HashMap;
@@ -101,44 +101,17 @@ pub(crate) struct Iv {
     pub step: Step,
 }
 
-/// The comparison under which the loop continues.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Cmp {
-    /// value < bound
-    Lt,
-    /// value <= bound
-    Le,
-    /// value > bound
-    Gt,
-    /// value >= bound
-    Ge,
+/// Whether a loop continuing while `value rel bound` holds continues while
+/// the value is below the bound (`<`, `<=`). Only orderings
+/// ([`Rel::is_order`]) govern loops.
+fn increasing(rel: Rel) -> bool {
+    matches!(rel, Rel::Lt | Rel::Le)
 }
 
-impl Cmp {
-    /// The comparison that holds exactly when this one does not.
-    fn negate(self) -> Cmp {
-        match self {
-            Cmp::Lt => Cmp::Ge,
-            Cmp::Le => Cmp::Gt,
-            Cmp::Gt => Cmp::Le,
-            Cmp::Ge => Cmp::Lt,
-        }
-    }
-
-    /// The comparison with the operands exchanged.
-    fn swap(self) -> Cmp {
-        match self {
-            Cmp::Lt => Cmp::Gt,
-            Cmp::Le => Cmp::Ge,
-            Cmp::Gt => Cmp::Lt,
-            Cmp::Ge => Cmp::Le,
-        }
-    }
-
-    /// Whether the loop continues while the value is below the bound.
-    pub fn increasing(self) -> bool {
-        matches!(self, Cmp::Lt | Cmp::Le)
-    }
+/// The comparison of a comparison-family opcode, when its relation is an
+/// ordering (`<`, `<=`, `>`, `>=`): from the instruction table.
+fn order_of(op: Opcode) -> Option<Compare> {
+    op.compare().filter(|c| c.rel.is_order())
 }
 
 /// A loop-invariant bound.
@@ -168,8 +141,8 @@ pub(crate) struct Test {
     pub post: bool,
     /// A constant added to the induction variable.
     pub off: i32,
-    /// How the value compares with the bound to continue.
-    pub cmp: Cmp,
+    /// How the value compares with the bound to continue (an ordering).
+    pub cmp: Rel,
     /// The bound.
     pub bound: Bound,
     /// A for-in cursor, stepping by 1. The step continues only while
@@ -258,12 +231,12 @@ enum AVal {
         plus: Option<u32>,
     },
     /// The 0/1 result of comparing an induction variable's value (as in
-    /// `Lin`, without `plus`) with a loop-invariant bound.
+    /// `Lin`, without `plus`) with a loop-invariant bound (an ordering).
     Cond {
         slot: u32,
         post: bool,
         off: i32,
-        cmp: Cmp,
+        cmp: Rel,
         bound: Bound,
     },
 }
@@ -273,9 +246,9 @@ enum AVal {
 fn compare(
     a: AVal,
     b: AVal,
-    cmp: Cmp,
+    cmp: Rel,
     invariant: &dyn Fn(u32) -> bool,
-) -> Option<(u32, bool, i32, Cmp, Bound)> {
+) -> Option<(u32, bool, i32, Rel, Bound)> {
     let bound = |x: AVal| match x {
         AVal::Const(k) => Some(Bound::Imm(k)),
         AVal::Lin {
@@ -357,17 +330,6 @@ fn cfg(info: &FunctionInfo) -> Cfg {
         at,
         leader,
     }
-}
-
-/// The comparison a compare-and-branch jumps on.
-fn cmp_of(op: Opcode) -> Option<Cmp> {
-    Some(match op {
-        Opcode::JLt | Opcode::JLtI | Opcode::JLtLI | Opcode::IncJLtLI => Cmp::Lt,
-        Opcode::JLe | Opcode::JLeI | Opcode::JLeLI => Cmp::Le,
-        Opcode::JGt | Opcode::JGtI | Opcode::JGtLI => Cmp::Gt,
-        Opcode::JGe | Opcode::JGeI | Opcode::JGeLI => Cmp::Ge,
-        _ => return None,
-    })
 }
 
 /// Immediate dominators (Cooper, Harvey and Kennedy's iterative scheme) of
@@ -599,7 +561,7 @@ fn analyze_loop(
     // Slot writers.
     let mut writers: HashMap<u32, Vec<usize>> = HashMap::new();
     for &v in &body {
-        if let Some(s) = written_slot(&info.instrs[v].instr) {
+        for s in info.instrs[v].instr.slots_written() {
             writers.entry(s).or_default().push(v);
         }
     }
@@ -608,11 +570,7 @@ fn analyze_loop(
     let mut candidate: HashMap<u32, (usize, Vec<bool>)> = HashMap::new();
     for (&s, ws) in &writers {
         if let [w] = ws[..] {
-            let op = info.instrs[w].instr.opcode;
-            let for_step = matches!(
-                op,
-                Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB
-            );
+            let for_step = is_for_step(info.instrs[w].instr.opcode);
             // A for-in step writes its cursor only when it continues: its
             // other edge must leave the loop.
             let leaves = !for_step || g.succ[w].iter().filter(|&&x| in_body[x]).count() == 1;
@@ -658,16 +616,22 @@ fn analyze_loop(
                 .map_or(AVal::Unknown, |x| stack[x])
         };
         // Writers of candidate slots: is the value written the slot plus
-        // a step?
-        if let Some(s) = written_slot(&instr) {
+        // a step? Only the writers recognised here make one; any other
+        // writer (a new instruction, say) leaves the slot without a step,
+        // so it is no induction variable.
+        for s in instr.slots_written() {
             if candidate.get(&s).is_some_and(|(w, _)| *w == v) {
-                let step = match instr.opcode {
-                    Opcode::Incl | Opcode::IncJLtLI => Some(Step::Const(1)),
-                    Opcode::Decl => Some(Step::Const(-1)),
-                    Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB => {
-                        Some(Step::Const(1))
-                    }
-                    _ => match top(&stack, 0) {
+                let form = instr.opcode.compare().map(|c| c.form);
+                let step = if instr.opcode == Opcode::Incl
+                    || form == Some(Form::IncBranchLocalImm)
+                    || is_for_step(instr.opcode)
+                {
+                    Some(Step::Const(1))
+                } else if instr.opcode == Opcode::Decl {
+                    Some(Step::Const(-1))
+                } else if matches!(instr.opcode, Opcode::Stl | Opcode::Tee) {
+                    // The value stored is the top of the stack.
+                    match top(&stack, 0) {
                         AVal::Lin {
                             slot,
                             post: false,
@@ -681,7 +645,9 @@ fn analyze_loop(
                             plus: Some(t),
                         } if slot == s && invariant(t) && t != s => Some(Step::Slot(t)),
                         _ => None,
-                    },
+                    }
+                } else {
+                    None
                 };
                 if let Some(step) = step {
                     steps.insert(s, step);
@@ -696,79 +662,83 @@ fn analyze_loop(
                 .target()
                 .and_then(|t| g.at.get(&t))
                 .is_some_and(|&t| in_body[t]);
-            let orient = |c: Cmp| if taken_continues { c } else { c.negate() };
-            let found: Option<(u32, bool, i32, Cmp, Bound, bool)> = match instr.opcode {
-                Opcode::JLtLI | Opcode::JLeLI | Opcode::JGtLI | Opcode::JGeLI => {
-                    cmp_of(instr.opcode).map(|c| {
-                        let bound = Bound::Imm(ops[1] as i32);
-                        (ops[0], post(ops[0], v), 0, orient(c), bound, false)
-                    })
-                }
-                Opcode::IncJLtLI => {
-                    let bound = Bound::Imm(ops[1] as i32);
-                    Some((ops[0], true, 0, orient(Cmp::Lt), bound, false))
-                }
-                Opcode::JLtI | Opcode::JLeI | Opcode::JGtI | Opcode::JGeI => {
-                    match (top(&stack, 0), cmp_of(instr.opcode)) {
-                        (
-                            AVal::Lin {
-                                slot,
-                                post,
-                                off,
-                                plus: None,
+            let orient = |c: Rel| if taken_continues { c } else { c.negate() };
+            let info = instr.opcode.info();
+            let found: Option<(u32, bool, i32, Rel, Bound, bool)> =
+                match info.compare {
+                    // Compare-and-branch forms, from the instruction table.
+                    Some(c) => {
+                        let order = c.rel.is_order();
+                        match c.form {
+                            Form::BranchLocalImm => order.then(|| {
+                                let bound = Bound::Imm(ops[1] as i32);
+                                (ops[0], post(ops[0], v), 0, orient(c.rel), bound, false)
+                            }),
+                            // The local is tested after its increment.
+                            Form::IncBranchLocalImm => order.then(|| {
+                                let bound = Bound::Imm(ops[1] as i32);
+                                (ops[0], true, 0, orient(c.rel), bound, false)
+                            }),
+                            Form::BranchImm => match top(&stack, 0) {
+                                AVal::Lin {
+                                    slot,
+                                    post,
+                                    off,
+                                    plus: None,
+                                } if order => {
+                                    Some((slot, post, off, orient(c.rel), Bound::Imm(imm), false))
+                                }
+                                _ => None,
                             },
-                            Some(c),
-                        ) => Some((slot, post, off, orient(c), Bound::Imm(imm), false)),
-                        _ => None,
+                            Form::Branch => {
+                                let (a, b) = (top(&stack, 1), top(&stack, 0));
+                                compare(a, b, c.rel, &invariant).filter(|_| order).map(
+                                    |(slot, post, off, r, bd)| {
+                                        (slot, post, off, orient(r), bd, false)
+                                    },
+                                )
+                            }
+                            // A comparison's result tested against zero (the
+                            // form of unoptimized code).
+                            Form::BranchZero => match (top(&stack, 0), c.rel.on_truth()) {
+                                (
+                                    AVal::Cond {
+                                        slot,
+                                        post,
+                                        off,
+                                        cmp,
+                                        bound,
+                                    },
+                                    Some(on_true),
+                                ) => {
+                                    let r = if on_true { cmp } else { cmp.negate() };
+                                    Some((slot, post, off, orient(r), bound, false))
+                                }
+                                _ => None,
+                            },
+                            Form::Value => None,
+                        }
                     }
-                }
-                Opcode::JLt | Opcode::JLe | Opcode::JGt | Opcode::JGe => {
-                    let (a, b) = (top(&stack, 1), top(&stack, 0));
-                    cmp_of(instr.opcode)
-                        .and_then(|c| compare(a, b, c, &invariant))
-                        .map(|(slot, post, off, c, bd)| (slot, post, off, orient(c), bd, false))
-                }
-                // A comparison's result tested against zero (the form of
-                // unoptimized code).
-                Opcode::Jz | Opcode::Jnz => match top(&stack, 0) {
-                    AVal::Cond {
-                        slot,
-                        post,
-                        off,
-                        cmp,
-                        bound,
-                    } => {
-                        let c = if instr.opcode == Opcode::Jnz {
-                            cmp
-                        } else {
-                            cmp.negate()
+                    // A for-in step continues (falls through for forl/forx,
+                    // jumps for the inverted forms) only while its cursor is
+                    // below the list's slot count, unsigned; the step is the
+                    // cursor's writer and tests the value before it.
+                    None if is_for_step(instr.opcode) => {
+                        let inverted = info.effect == Effect::ForStepBack;
+                        let list = match info.operands.first() {
+                            Some(OperandKind::List) => Some(ListRef::Module(ops[0])),
+                            Some(OperandKind::ListLocal) => Some(ListRef::Param(ops[0])),
+                            _ => None,
                         };
-                        Some((slot, post, off, orient(c), bound, false))
+                        let cursor = instr.slots_written().next();
+                        match (list, cursor) {
+                            (Some(list), Some(cursor)) => (taken_continues == inverted)
+                                .then_some((cursor, false, 0, Rel::Lt, Bound::Slots(list), true)),
+                            _ => None,
+                        }
                     }
-                    _ => None,
-                },
-                // A for-in step continues (falls through for forl/forx,
-                // jumps for the inverted forms) only while its cursor is
-                // below the list's slot count, unsigned; the step is the
-                // cursor's writer and tests the value before it.
-                Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB => {
-                    let inverted = matches!(instr.opcode, Opcode::ForlB | Opcode::ForxB);
-                    let list = if matches!(instr.opcode, Opcode::Forl | Opcode::ForlB) {
-                        ListRef::Module(ops[0])
-                    } else {
-                        ListRef::Param(ops[0])
-                    };
-                    (taken_continues == inverted).then_some((
-                        ops[1],
-                        false,
-                        0,
-                        Cmp::Lt,
-                        Bound::Slots(list),
-                        true,
-                    ))
-                }
-                _ => None,
-            };
+                    None => None,
+                };
             if let Some((slot, post, off, cmp, bound, cursor)) = found {
                 tests.push((
                     v,
@@ -834,7 +804,7 @@ fn analyze_loop(
         };
         let right_way = match step {
             Step::Const(c) => {
-                if t.cmp.increasing() {
+                if increasing(t.cmp) {
                     c > 0
                 } else {
                     c < 0
@@ -842,7 +812,7 @@ fn analyze_loop(
             }
             Step::Slot(_) => true,
         };
-        if !right_way || (t.cursor && step != Step::Const(1)) {
+        if !right_way || !t.cmp.is_order() || (t.cursor && step != Step::Const(1)) {
             continue;
         }
         let Some(k) = iv_of(slot, &mut ivs) else {
@@ -899,32 +869,31 @@ fn analyze_loop(
             i.instr.target() == Some(info.instrs[h].offset)
                 && i.offset >= info.instrs[h].offset
                 && i.instr.opcode.info().flow == Flow::Branch
-                && !matches!(
-                    i.instr.opcode,
-                    Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB
-                )
+                && !is_for_step(i.instr.opcode)
         }),
         depth,
     })
 }
 
-/// The most fuel the instruction at `offset` can charge.
+/// Whether `op` is a for-in step (`forl`, `forx` and their inverted forms):
+/// it writes its cursor only on the path that continues.
+fn is_for_step(op: Opcode) -> bool {
+    matches!(op.info().effect, Effect::ForStep | Effect::ForStepBack)
+}
+
+/// The most fuel the instruction at `offset` can charge. An instruction
+/// the table says never charges charges nothing; a jump charges when its
+/// target is at or before it; the others are named (a test keeps this
+/// list in step with the table).
 fn charge(offset: u32, instr: &Instr) -> u64 {
+    if !instr.opcode.info().raises.contains(&Raises::Fuel) {
+        return 0;
+    }
     let jump_back = instr.target().is_some_and(|t| t <= offset);
     match instr.opcode {
         Opcode::Enter | Opcode::EnterF | Opcode::Call => 1,
         Opcode::Fuel => u64::from(instr.operands[0]),
         _ => u64::from(jump_back),
-    }
-}
-
-/// The int frame slot an instruction writes, if any.
-fn written_slot(instr: &Instr) -> Option<u32> {
-    let ops = instr.operands;
-    match instr.opcode {
-        Opcode::Stl | Opcode::Tee | Opcode::Incl | Opcode::Decl | Opcode::IncJLtLI => Some(ops[0]),
-        Opcode::Forl | Opcode::Forx | Opcode::ForlB | Opcode::ForxB => Some(ops[1]),
-        _ => None,
     }
 }
 
@@ -940,6 +909,22 @@ fn transfer(
     let ops = instr.operands;
     let imm = ops[0] as i32;
     let pop = |stack: &mut Vec<AVal>| stack.pop().unwrap_or(AVal::Unknown);
+    // An ordering's 0/1 result (from the instruction table).
+    if let Some(c) = order_of(instr.opcode).filter(|c| c.form == Form::Value) {
+        let b = pop(stack);
+        let a = pop(stack);
+        stack.push(match compare(a, b, c.rel, invariant) {
+            Some((slot, post, off, cmp, bound)) => AVal::Cond {
+                slot,
+                post,
+                off,
+                cmp,
+                bound,
+            },
+            None => AVal::Unknown,
+        });
+        return;
+    }
     match instr.opcode {
         Opcode::Push => stack.push(AVal::Const(imm)),
         Opcode::Lref => stack.push(AVal::List(ListRef::Module(ops[0]))),
@@ -989,26 +974,6 @@ fn transfer(
                 (AVal::Const(x), l @ AVal::Lin { .. }) if !sub => add_const(l, x),
                 (l @ AVal::Lin { .. }, r @ AVal::Lin { .. }) if !sub => plus_slot(l, r, invariant),
                 _ => AVal::Unknown,
-            });
-        }
-        Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge => {
-            let b = pop(stack);
-            let a = pop(stack);
-            let cmp = match instr.opcode {
-                Opcode::Lt => Cmp::Lt,
-                Opcode::Le => Cmp::Le,
-                Opcode::Gt => Cmp::Gt,
-                _ => Cmp::Ge,
-            };
-            stack.push(match compare(a, b, cmp, invariant) {
-                Some((slot, post, off, cmp, bound)) => AVal::Cond {
-                    slot,
-                    post,
-                    off,
-                    cmp,
-                    bound,
-                },
-                None => AVal::Unknown,
             });
         }
         Opcode::LNot => {
@@ -1144,15 +1109,15 @@ pub(crate) fn guard(l: &mut Lower<'_, '_>, lp: &CountedLoop) -> Value {
         }
     };
     // The distance to the bound and the (positive) pace towards it.
-    let (dist, pace) = if t.cmp.increasing() {
-        let limit = if t.cmp == Cmp::Le {
+    let (dist, pace) = if increasing(t.cmp) {
+        let limit = if t.cmp == Rel::Le {
             l.b.ins().iadd_imm_s(bound, 1)
         } else {
             bound
         };
         (l.b.ins().isub(limit, u0), c)
     } else {
-        let limit = if t.cmp == Cmp::Ge {
+        let limit = if t.cmp == Rel::Ge {
             l.b.ins().iadd_imm_s(bound, -1)
         } else {
             bound
@@ -1275,4 +1240,32 @@ pub(crate) fn guard(l: &mut Lower<'_, '_>, lp: &CountedLoop) -> Value {
         all = l.b.ins().band(all, c);
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cvm::isa::OPCODES;
+
+    /// [`charge`] names the instructions that charge fuel other than by
+    /// jumping backward. Every instruction the table says can run out of
+    /// fuel must be a jump or one of them, or the fast copy's fuel bound
+    /// could be too low.
+    #[test]
+    fn every_charging_instruction_is_counted() {
+        for info in OPCODES {
+            if info.raises.contains(&Raises::Fuel) {
+                let jumps = info.operands.contains(&OperandKind::Target);
+                assert!(
+                    jumps
+                        || matches!(
+                            info.opcode,
+                            Opcode::Enter | Opcode::EnterF | Opcode::Call | Opcode::Fuel
+                        ),
+                    "charge() must learn how much fuel {} charges",
+                    info.mnemonic
+                );
+            }
+        }
+    }
 }

@@ -44,7 +44,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cvm::intrinsics::{INTRINSICS, MAX_PARAMS};
-use cvm::isa::{Flow, Opcode};
+use cvm::isa::{Flow, Opcode, Rel};
 use cvm::module::Function;
 use cvm::runtime::ListSlice;
 use cvm::verify::{FunctionInfo, InstrInfo};
@@ -70,6 +70,28 @@ fn invariant() -> MemFlagsData {
 
 /// The Cranelift signature of a compiled CVM function with `arity`
 /// parameters, in the module's default calling convention.
+/// The Cranelift condition code of a relation (signed, as CVM ints are).
+fn int_cc(rel: Rel) -> IntCC {
+    match rel {
+        Rel::Eq => IntCC::Equal,
+        Rel::Ne => IntCC::NotEqual,
+        Rel::Lt => IntCC::SignedLessThan,
+        Rel::Le => IntCC::SignedLessThanOrEqual,
+        Rel::Gt => IntCC::SignedGreaterThan,
+        Rel::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
+/// The condition code of a comparison opcode, from the relation its table
+/// row gives. Only comparison opcodes are lowered through it (the table's
+/// tests check their rows; the JIT's tests compile every one).
+fn cond(op: Opcode) -> IntCC {
+    match op.compare() {
+        Some(c) => int_cc(c.rel),
+        None => unreachable!("{op} is lowered as a comparison but its table row has none"),
+    }
+}
+
 pub(crate) fn cvm_signature(mut sig: Signature, arity: u32) -> Signature {
     sig.params.push(AbiParam::new(PTR));
     sig.params.push(AbiParam::new(types::I64));
@@ -1285,12 +1307,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let r = self.b.ins().bnot(a);
                 self.set(d - 1, r);
             }
-            Opcode::Eq => cmp!(IntCC::Equal),
-            Opcode::Ne => cmp!(IntCC::NotEqual),
-            Opcode::Lt => cmp!(IntCC::SignedLessThan),
-            Opcode::Le => cmp!(IntCC::SignedLessThanOrEqual),
-            Opcode::Gt => cmp!(IntCC::SignedGreaterThan),
-            Opcode::Ge => cmp!(IntCC::SignedGreaterThanOrEqual),
+            // The comparisons: condition codes from the table's relations.
+            Opcode::Eq | Opcode::Ne | Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge => {
+                cmp!(cond(instr.opcode))
+            }
             Opcode::LNot => {
                 let a = self.get(d - 1);
                 let c = self.b.ins().icmp_imm_s(IntCC::Equal, a, 0);
@@ -1362,7 +1382,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let c = self
                     .b
                     .ins()
-                    .icmp_imm_s(IntCC::SignedLessThan, r, i64::from(ops[1] as i32));
+                    .icmp_imm_s(cond(instr.opcode), r, i64::from(ops[1] as i32));
                 self.branch(c, offset, ops[2], next);
             }
             Opcode::Fuel => self.charge_n(ops[0], offset),
@@ -1412,15 +1432,10 @@ impl<'a, 'b> Lower<'a, 'b> {
             Opcode::Jmp => self.jump(offset, ops[0]),
             Opcode::Jz | Opcode::Jnz => {
                 let v = self.get(d - 1);
-                let cc = if instr.opcode == Opcode::Jz {
-                    IntCC::Equal
-                } else {
-                    IntCC::NotEqual
-                };
                 // A truth value widened from a test (a pattern's result, a
                 // comparison) is tested before the widening.
                 let v = self.narrow_truth(v);
-                let c = self.b.ins().icmp_imm_s(cc, v, 0);
+                let c = self.b.ins().icmp_imm_s(cond(instr.opcode), v, 0);
                 self.branch(c, offset, ops[0], next);
             }
             Opcode::Case => {
@@ -1428,32 +1443,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let c = self.b.ins().icmp_imm_s(IntCC::Equal, v, i64::from(imm));
                 self.branch(c, offset, ops[1], next);
             }
-            Opcode::JEq => cmp_jump!(IntCC::Equal, self.get(d - 2), self.get(d - 1), ops[0]),
-            Opcode::JNe => cmp_jump!(IntCC::NotEqual, self.get(d - 2), self.get(d - 1), ops[0]),
-            Opcode::JLt => cmp_jump!(
-                IntCC::SignedLessThan,
-                self.get(d - 2),
-                self.get(d - 1),
-                ops[0]
-            ),
-            Opcode::JLe => cmp_jump!(
-                IntCC::SignedLessThanOrEqual,
-                self.get(d - 2),
-                self.get(d - 1),
-                ops[0]
-            ),
-            Opcode::JGt => cmp_jump!(
-                IntCC::SignedGreaterThan,
-                self.get(d - 2),
-                self.get(d - 1),
-                ops[0]
-            ),
-            Opcode::JGe => cmp_jump!(
-                IntCC::SignedGreaterThanOrEqual,
-                self.get(d - 2),
-                self.get(d - 1),
-                ops[0]
-            ),
+            Opcode::JEq | Opcode::JNe | Opcode::JLt | Opcode::JLe | Opcode::JGt | Opcode::JGe => {
+                cmp_jump!(cond(instr.opcode), self.get(d - 2), self.get(d - 1), ops[0])
+            }
             Opcode::JEqI
             | Opcode::JNeI
             | Opcode::JLtI
@@ -1505,15 +1497,7 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// The condition of a compare-with-immediate jump.
     fn compare_imm(&mut self, op: Opcode, a: Value, k: i32) -> Value {
-        let cc = match op {
-            Opcode::JEqI | Opcode::JEqLI => IntCC::Equal,
-            Opcode::JNeI | Opcode::JNeLI => IntCC::NotEqual,
-            Opcode::JLtI | Opcode::JLtLI => IntCC::SignedLessThan,
-            Opcode::JLeI | Opcode::JLeLI => IntCC::SignedLessThanOrEqual,
-            Opcode::JGtI | Opcode::JGtLI => IntCC::SignedGreaterThan,
-            _ => IntCC::SignedGreaterThanOrEqual,
-        };
-        self.b.ins().icmp_imm_s(cc, a, i64::from(k))
+        self.b.ins().icmp_imm_s(cond(op), a, i64::from(k))
     }
 
     /// After a shim returned `r`: stops with the shim's error when it is the

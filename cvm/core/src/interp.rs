@@ -24,7 +24,7 @@
 //! found through a side table, so the translation is invisible to users.
 
 use crate::intrinsics::{Ctx, INTRINSICS};
-use crate::isa::Opcode;
+use crate::isa::{Opcode, Rel};
 use crate::module::Module;
 use crate::runtime::{
     arith, Completion, Host, Limits, Memory, Output, RuntimeError, TrapKind, LIST_END,
@@ -1076,6 +1076,52 @@ pub fn check_call_args(module: &Module, func: u32, args: &[i32]) -> Result<(), R
     Ok(())
 }
 
+/// The relation of a comparison opcode, from its table row. Only
+/// comparison opcodes are translated through it (the table's tests check
+/// their rows, and the interpreter's tests run every one).
+fn rel(op: Opcode) -> Rel {
+    match op.compare() {
+        Some(c) => c.rel,
+        None => unreachable!("{op} is translated as a comparison but its table row has none"),
+    }
+}
+
+/// `dst = (a rel b)` as 1 or 0.
+fn value_op(rel: Rel, dst: Reg, a: Reg, b: Reg) -> Op {
+    match rel {
+        Rel::Eq => Op::Eq { dst, a, b },
+        Rel::Ne => Op::Ne { dst, a, b },
+        Rel::Lt => Op::Lt { dst, a, b },
+        Rel::Le => Op::Le { dst, a, b },
+        Rel::Gt => Op::Gt { dst, a, b },
+        Rel::Ge => Op::Ge { dst, a, b },
+    }
+}
+
+/// Jump if `a rel b` (the target follows in a `Word`).
+fn jump_op(rel: Rel, a: Reg, b: Reg) -> Op {
+    match rel {
+        Rel::Eq => Op::JEq { a, b },
+        Rel::Ne => Op::JNe { a, b },
+        Rel::Lt => Op::JLt { a, b },
+        Rel::Le => Op::JLe { a, b },
+        Rel::Gt => Op::JGt { a, b },
+        Rel::Ge => Op::JGe { a, b },
+    }
+}
+
+/// Jump if `a rel k` (the target follows in a `Word`).
+fn jump_imm_op(rel: Rel, a: Reg, k: i32) -> Op {
+    match rel {
+        Rel::Eq => Op::JEqI { a, k },
+        Rel::Ne => Op::JNeI { a, k },
+        Rel::Lt => Op::JLtI { a, k },
+        Rel::Le => Op::JLeI { a, k },
+        Rel::Gt => Op::JGtI { a, k },
+        Rel::Ge => Op::JGeI { a, k },
+    }
+}
+
 /// A load from a module list: the compact op when the list number fits 16
 /// bits, the wide one otherwise.
 fn lde(list: u32, dst: Reg, idx: Reg, add_aux: &mut dyn FnMut(u32, u32, u32) -> u32) -> Op {
@@ -1255,46 +1301,13 @@ fn translate(program: &Program) -> Translation {
                         aux: add_aux(ops[1], ops[2], ops[0] | mode_bit),
                     }
                 }
-                Opcode::JEqLI => two(
-                    Op::JEqI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
-                    ops[2],
-                ),
-                Opcode::JNeLI => two(
-                    Op::JNeI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
-                    ops[2],
-                ),
-                Opcode::JLtLI => two(
-                    Op::JLtI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
-                    ops[2],
-                ),
-                Opcode::JLeLI => two(
-                    Op::JLeI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
-                    ops[2],
-                ),
-                Opcode::JGtLI => two(
-                    Op::JGtI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
-                    ops[2],
-                ),
-                Opcode::JGeLI => two(
-                    Op::JGeI {
-                        a: ops[0] as Reg,
-                        k: ops[1] as i32,
-                    },
+                Opcode::JEqLI
+                | Opcode::JNeLI
+                | Opcode::JLtLI
+                | Opcode::JLeLI
+                | Opcode::JGtLI
+                | Opcode::JGeLI => two(
+                    jump_imm_op(rel(i.instr.opcode), ops[0] as Reg, ops[1] as i32),
                     ops[2],
                 ),
                 Opcode::Ldx => Op::LdX {
@@ -1363,36 +1376,9 @@ fn translate(program: &Program) -> Translation {
                     dst: st(1),
                     a: st(1),
                 },
-                Opcode::Eq => Op::Eq {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
-                Opcode::Ne => Op::Ne {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
-                Opcode::Lt => Op::Lt {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
-                Opcode::Le => Op::Le {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
-                Opcode::Gt => Op::Gt {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
-                Opcode::Ge => Op::Ge {
-                    dst: st(2),
-                    a: st(2),
-                    b: st(1),
-                },
+                Opcode::Eq | Opcode::Ne | Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge => {
+                    value_op(rel(i.instr.opcode), st(2), st(2), st(1))
+                }
                 Opcode::LNot => Op::LNot {
                     dst: st(1),
                     a: st(1),
@@ -1401,52 +1387,19 @@ fn translate(program: &Program) -> Translation {
                     r: st(1),
                     k: ops[0] as i32,
                 },
-                Opcode::JEq => two(Op::JEq { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JNe => two(Op::JNe { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JLt => two(Op::JLt { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JLe => two(Op::JLe { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JGt => two(Op::JGt { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JGe => two(Op::JGe { a: st(2), b: st(1) }, ops[0]),
-                Opcode::JEqI => two(
-                    Op::JEqI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
-                    ops[1],
-                ),
-                Opcode::JNeI => two(
-                    Op::JNeI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
-                    ops[1],
-                ),
-                Opcode::JLtI => two(
-                    Op::JLtI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
-                    ops[1],
-                ),
-                Opcode::JLeI => two(
-                    Op::JLeI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
-                    ops[1],
-                ),
-                Opcode::JGtI => two(
-                    Op::JGtI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
-                    ops[1],
-                ),
-                Opcode::JGeI => two(
-                    Op::JGeI {
-                        a: st(1),
-                        k: ops[0] as i32,
-                    },
+                Opcode::JEq
+                | Opcode::JNe
+                | Opcode::JLt
+                | Opcode::JLe
+                | Opcode::JGt
+                | Opcode::JGe => two(jump_op(rel(i.instr.opcode), st(2), st(1)), ops[0]),
+                Opcode::JEqI
+                | Opcode::JNeI
+                | Opcode::JLtI
+                | Opcode::JLeI
+                | Opcode::JGtI
+                | Opcode::JGeI => two(
+                    jump_imm_op(rel(i.instr.opcode), st(1), ops[0] as i32),
                     ops[1],
                 ),
                 Opcode::Jmp => Op::Jmp { target: pc(ops[0]) },

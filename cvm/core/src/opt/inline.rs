@@ -38,7 +38,7 @@
 
 use super::ir::{target_index, Body, Ins, Item, Label};
 use crate::intrinsics::INTRINSICS;
-use crate::isa::{Effect, Flow, Opcode};
+use crate::isa::{Effect, Flow, Opcode, OperandKind};
 use crate::module::{is_valid_name, Function};
 use std::collections::{HashMap, HashSet};
 
@@ -214,12 +214,9 @@ impl<'a> Callee<'a> {
             .any(|i| matches!(i.op(), Opcode::Call | Opcode::EnterF));
         let mut readonly = vec![true; func.value_params as usize];
         for ins in body.instrs() {
-            let reads_only = reads_slots_only(ins.op());
-            for (kind, &v) in ins.op().info().operands.iter().zip(&ins.instr.operands) {
-                if kind.is_slot() && !reads_only {
-                    if let Some(r) = readonly.get_mut(v as usize) {
-                        *r = false;
-                    }
+            for s in ins.instr.slots_written() {
+                if let Some(r) = readonly.get_mut(s as usize) {
+                    *r = false;
                 }
             }
         }
@@ -286,9 +283,9 @@ impl<'a> Callee<'a> {
             match *item {
                 Item::Label(l) => out.push(Item::Label(base + l)),
                 Item::Ins(ins) => {
-                    if ins.op() == Opcode::RetVL {
+                    if let Some(Returned::Slot(s)) = returned(&ins) {
                         // The local's value is the result left on the stack.
-                        let s = map.get(ins.arg(0) as usize).copied().flatten();
+                        let s = map.get(s as usize).copied().flatten();
                         out.push(Item::Ins(ins.with(Opcode::Ldl, &[s.unwrap_or(0)])));
                         added += 1;
                     }
@@ -307,12 +304,11 @@ impl<'a> Callee<'a> {
 
     /// One callee instruction as it runs inside the caller.
     fn remap(&self, ins: Ins, map: &[Option<u32>], base: Label, cont: Label) -> Ins {
-        match ins.op() {
-            Opcode::Ret | Opcode::RetV | Opcode::RetVL => return ins.with(Opcode::Jmp, &[cont]),
-            Opcode::Enter if !self.calls => {
-                return ins.with(Opcode::Enter, &[ins.arg(0).saturating_add(1)])
-            }
-            _ => {}
+        if matches!(ins.op().info().flow, Flow::Return | Flow::ReturnValue) {
+            return ins.with(Opcode::Jmp, &[cont]);
+        }
+        if ins.op() == Opcode::Enter && !self.calls {
+            return ins.with(Opcode::Enter, &[ins.arg(0).saturating_add(1)]);
         }
         let mut out = ins;
         let kinds = ins.op().info().operands;
@@ -360,28 +356,36 @@ fn positioned(body: &Body) -> Option<bool> {
     instrs.all(|i| i.pos.is_some() == first).then_some(first)
 }
 
-/// Whether every frame-slot operand of `op` is only read.
-fn reads_slots_only(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        Ldl | Ldl2
-            | LdlAddI
-            | RetVL
-            | AddL
-            | SubL
-            | MulL
-            | LdeL
-            | SteL
-            | LdxL
-            | StxL
-            | JEqLI
-            | JNeLI
-            | JLtLI
-            | JLeLI
-            | JGtLI
-            | JGeLI
-    )
+/// Where a returning instruction leaves its result, as its table row says.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Returned {
+    /// Not a return.
+    NotReturn,
+    /// On the operand stack, where a call leaves it: the values the
+    /// instruction pops (none for a procedure's `ret`, the result for
+    /// `retv`).
+    Stack(usize),
+    /// In this frame slot, the instruction's only operand (`retv.l`).
+    Slot(u32),
+}
+
+/// How `ins` returns, or `None` for a return whose row fits neither shape
+/// (a function holding one is not inlined: see [`returns_balanced`]).
+fn returned(ins: &Ins) -> Option<Returned> {
+    let info = ins.op().info();
+    match (info.flow, info.effect) {
+        (Flow::Return | Flow::ReturnValue, Effect::Fixed(pops, _)) => {
+            match (info.flow, pops.len(), info.operands) {
+                (Flow::ReturnValue, 0, [OperandKind::IntLocal]) => Some(Returned::Slot(ins.arg(0))),
+                (_, n, []) if n == usize::from(info.flow == Flow::ReturnValue) => {
+                    Some(Returned::Stack(n))
+                }
+                _ => None,
+            }
+        }
+        (Flow::Return | Flow::ReturnValue, _) => None,
+        (Flow::Next | Flow::Jump | Flow::Branch | Flow::Halt, _) => Some(Returned::NotReturn),
+    }
 }
 
 /// Whether every `ret` of the body leaves its stack empty and every `retv`
@@ -396,10 +400,11 @@ fn returns_balanced(body: &Body, functions: &[Function]) -> bool {
         .iter()
         .zip(&depths)
         .all(|(item, d)| match (item, d) {
-            (Item::Ins(i), Some(d)) => match i.op() {
-                Opcode::Ret | Opcode::RetVL => *d == 0,
-                Opcode::RetV => *d == 1,
-                _ => true,
+            (Item::Ins(i), Some(d)) => match returned(i) {
+                Some(Returned::Stack(n)) => *d as usize == n,
+                Some(Returned::Slot(_)) => *d == 0,
+                Some(Returned::NotReturn) => true,
+                None => false,
             },
             _ => true,
         })

@@ -8,7 +8,6 @@
 //! it is done only when the charges before and after are equal.
 
 use super::ir::{target_index, Body, Item, Label};
-use super::peephole::negate_branch;
 use crate::isa::Opcode;
 use std::collections::{HashMap, HashSet};
 
@@ -136,7 +135,7 @@ fn invert_branch_over_jump(body: &mut Body) -> usize {
             i += 1;
             continue;
         };
-        let Some(neg) = negate_branch(a.op()) else {
+        let Some(neg) = a.op().negated_branch() else {
             i += 1;
             continue;
         };
@@ -269,7 +268,7 @@ fn inversion_at(
     let mut t_end = None;
     for j in i + 1..(i + 1 + MAX_TEST).min(body.items.len()) {
         let Item::Ins(ins) = body.items[j] else { break };
-        if negate_branch(ins.op()).is_some() {
+        if ins.op().negated_branch().is_some() {
             t_end = Some(j);
             break;
         }
@@ -293,7 +292,7 @@ fn inversion_at(
     let Item::Ins(jmp) = body.items[back] else {
         return None;
     };
-    let negated = negate_branch(branch.op())?;
+    let negated = branch.op().negated_branch()?;
     let top = body.new_label();
     let mut operands = branch.instr.operands;
     operands[k] = top;

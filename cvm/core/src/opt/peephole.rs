@@ -18,6 +18,7 @@
 
 use super::ir::{Ins, Item};
 use crate::isa::Opcode::{self, *};
+use crate::isa::{Compare, Form, OperandKind, Rel};
 use crate::runtime::arith;
 
 /// What the rules may know about the function and the module.
@@ -109,8 +110,12 @@ fn ins(op: Opcode, operands: &[u32]) -> Ins {
     }
 }
 
-/// Evaluates a non-trapping binary operation at compile time.
+/// Evaluates a non-trapping binary operation at compile time (a
+/// comparison's relation comes from the instruction table).
 pub fn fold_binary(op: Opcode, a: i32, b: i32) -> Option<i32> {
+    if let Some(c) = op.compare() {
+        return (c.form == Form::Value).then(|| c.rel.holds(a, b) as i32);
+    }
     Some(match op {
         Add => a.wrapping_add(b),
         Sub => a.wrapping_sub(b),
@@ -120,92 +125,26 @@ pub fn fold_binary(op: Opcode, a: i32, b: i32) -> Option<i32> {
         BitAnd => a & b,
         BitOr => a | b,
         BitXor => a ^ b,
-        Eq => (a == b) as i32,
-        Ne => (a != b) as i32,
-        Lt => (a < b) as i32,
-        Le => (a <= b) as i32,
-        Gt => (a > b) as i32,
-        Ge => (a >= b) as i32,
         _ => return None,
     })
 }
 
-/// The truth of a comparison opcode (value or branch form) on two values.
-fn compare(op: Opcode, a: i32, b: i32) -> Option<bool> {
-    Some(match op {
-        JEq | JEqI => a == b,
-        JNe | JNeI => a != b,
-        JLt | JLtI => a < b,
-        JLe | JLeI => a <= b,
-        JGt | JGtI => a > b,
-        JGe | JGeI => a >= b,
-        _ => return None,
-    })
+/// The comparison of `op` when it has the given form.
+fn form_of(op: Opcode, form: Form) -> Option<Compare> {
+    op.compare().filter(|c| c.form == form)
 }
 
-/// `cmp; jnz L` fuses to the branch form of `cmp`.
-fn branch_of(cmp: Opcode) -> Option<Opcode> {
-    Some(match cmp {
-        Eq => JEq,
-        Ne => JNe,
-        Lt => JLt,
-        Le => JLe,
-        Gt => JGt,
-        Ge => JGe,
-        _ => return None,
-    })
-}
-
-/// The branch taken exactly when `op` is not taken (same operands).
-pub fn negate_branch(op: Opcode) -> Option<Opcode> {
-    Some(match op {
-        Jz => Jnz,
-        Jnz => Jz,
-        JEq => JNe,
-        JNe => JEq,
-        JLt => JGe,
-        JGe => JLt,
-        JLe => JGt,
-        JGt => JLe,
-        JEqI => JNeI,
-        JNeI => JEqI,
-        JLtI => JGeI,
-        JGeI => JLtI,
-        JLeI => JGtI,
-        JGtI => JLeI,
-        JEqLI => JNeLI,
-        JNeLI => JEqLI,
-        JLtLI => JGeLI,
-        JGeLI => JLtLI,
-        JLeLI => JGtLI,
-        JGtLI => JLeLI,
-        _ => return None,
-    })
-}
-
-/// Two-operand branch -> immediate form.
-fn imm_form(op: Opcode) -> Option<Opcode> {
-    Some(match op {
-        JEq => JEqI,
-        JNe => JNeI,
-        JLt => JLtI,
-        JLe => JLeI,
-        JGt => JGtI,
-        JGe => JGeI,
-        _ => return None,
-    })
-}
-
-/// Immediate branch -> local-and-immediate form.
-fn local_form(op: Opcode) -> Option<Opcode> {
-    Some(match op {
-        JEqI => JEqLI,
-        JNeI => JNeLI,
-        JLtI => JLtLI,
-        JLeI => JLeLI,
-        JGtI => JGtLI,
-        JGeI => JGeLI,
-        _ => return None,
+/// The relation of the branch that is a comparison `value` whose 0/1
+/// result a [`Form::BranchZero`] test (`jz`, `jnz`) takes: the comparison's
+/// own, or its negation when the test jumps on a false result (`lt; jnz`
+/// -> `jlt`, `lt; jz` -> `jge`).
+fn fused_relation(value: Compare, zero_test: Compare) -> Option<Rel> {
+    zero_test.rel.on_truth().map(|on_true| {
+        if on_true {
+            value.rel
+        } else {
+            value.rel.negate()
+        }
     })
 }
 
@@ -233,54 +172,53 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
                 if let Some(v) = fold_binary(last.op(), imm(&a), imm(&b)) {
                     return Some((3, vec![ins(Push, &[v as u32])]));
                 }
-                let two_operand_branch = matches!(last.op(), JEq | JNe | JLt | JLe | JGt | JGe);
-                if let Some(c) = compare(last.op(), imm(&a), imm(&b)).filter(|_| two_operand_branch)
-                {
+                // push a; push b; jcmp L  ->  jmp L or nothing
+                if let Some(c) = form_of(last.op(), Form::Branch) {
                     let t = last.arg(0);
-                    return Some((3, if c { vec![ins(Jmp, &[t])] } else { vec![] }));
+                    let taken = c.rel.holds(imm(&a), imm(&b));
+                    return Some((3, if taken { vec![ins(Jmp, &[t])] } else { vec![] }));
                 }
             }
         }
         if let Some(a) = prev {
             if a.op() == Push {
                 let v = imm(&a);
-                let folded = match last.op() {
-                    Neg => Some(vec![ins(Push, &[v.wrapping_neg() as u32])]),
-                    BitNot => Some(vec![ins(Push, &[!v as u32])]),
-                    LNot => Some(vec![ins(Push, &[(v == 0) as u32])]),
-                    AddI => Some(vec![ins(Push, &[v.wrapping_add(imm(&last)) as u32])]),
-                    MulI => Some(vec![ins(Push, &[v.wrapping_mul(imm(&last)) as u32])]),
-                    DivI | ModI => {
-                        let op = if last.op() == DivI { Div } else { Mod };
-                        // A zero divisor stays, to trap at run time.
-                        fold_binary(op, v, imm(&last)).map(|r| vec![ins(Push, &[r as u32])])
-                    }
-                    Pop => Some(vec![]),
-                    Jz | Jnz => {
-                        let taken = (v == 0) == (last.op() == Jz);
-                        Some(if taken {
-                            vec![ins(Jmp, &[last.arg(0)])]
+                // push v; jz L / jnz L / jcmp.i k L  ->  jmp L or nothing
+                let decided = last
+                    .op()
+                    .compare()
+                    .filter(|c| matches!(c.form, Form::BranchZero | Form::BranchImm));
+                let folded = match (decided, last.target()) {
+                    (Some(c), Some(t)) => {
+                        let k = last.instr.operand(OperandKind::Imm).unwrap_or(0) as i32;
+                        Some(if c.rel.holds(v, k) {
+                            vec![ins(Jmp, &[t])]
                         } else {
                             vec![]
                         })
                     }
-                    JEqI | JNeI | JLtI | JLeI | JGtI | JGeI => {
-                        let taken = compare(last.op(), v, imm(&last))?;
-                        Some(if taken {
-                            vec![ins(Jmp, &[last.arg(1)])]
-                        } else {
-                            vec![]
-                        })
-                    }
-                    // Identities: x+0, x-0, x*1, x/1, x|0, x^0, x&-1.
-                    Add | Sub | BitOr | BitXor if v == 0 => Some(vec![]),
-                    Mul | Div if v == 1 => Some(vec![]),
-                    BitAnd if v == -1 => Some(vec![]),
-                    // Strength reduction: x*-1 -> -x, x*2 -> x+x, x*0 -> 0.
-                    Mul if v == -1 => Some(vec![ins(Neg, &[])]),
-                    Mul if v == 2 => Some(vec![ins(Dup, &[]), ins(Add, &[])]),
-                    Mul if v == 0 => Some(vec![ins(Pop, &[]), ins(Push, &[0])]),
-                    _ => None,
+                    _ => match last.op() {
+                        Neg => Some(vec![ins(Push, &[v.wrapping_neg() as u32])]),
+                        BitNot => Some(vec![ins(Push, &[!v as u32])]),
+                        LNot => Some(vec![ins(Push, &[(v == 0) as u32])]),
+                        AddI => Some(vec![ins(Push, &[v.wrapping_add(imm(&last)) as u32])]),
+                        MulI => Some(vec![ins(Push, &[v.wrapping_mul(imm(&last)) as u32])]),
+                        DivI | ModI => {
+                            let op = if last.op() == DivI { Div } else { Mod };
+                            // A zero divisor stays, to trap at run time.
+                            fold_binary(op, v, imm(&last)).map(|r| vec![ins(Push, &[r as u32])])
+                        }
+                        Pop => Some(vec![]),
+                        // Identities: x+0, x-0, x*1, x/1, x|0, x^0, x&-1.
+                        Add | Sub | BitOr | BitXor if v == 0 => Some(vec![]),
+                        Mul | Div if v == 1 => Some(vec![]),
+                        BitAnd if v == -1 => Some(vec![]),
+                        // Strength reduction: x*-1 -> -x, x*2 -> x+x, x*0 -> 0.
+                        Mul if v == -1 => Some(vec![ins(Neg, &[])]),
+                        Mul if v == 2 => Some(vec![ins(Dup, &[]), ins(Add, &[])]),
+                        Mul if v == 0 => Some(vec![ins(Pop, &[]), ins(Push, &[0])]),
+                        _ => None,
+                    },
                 };
                 if let Some(r) = folded {
                     return Some((2, r));
@@ -294,10 +232,14 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
             if (a.op(), last.op()) == (Neg, Neg) || (a.op(), last.op()) == (BitNot, BitNot) {
                 return Some((2, vec![]));
             }
-            // lnot; jz -> jnz (and vice versa); lnot; lnot; jz -> jz.
-            if a.op() == LNot && matches!(last.op(), Jz | Jnz) {
-                let op = if last.op() == Jz { Jnz } else { Jz };
-                return Some((2, vec![ins(op, &[last.arg(0)])]));
+            // lnot; jz -> jnz (and vice versa); lnot; lnot; jz -> jz. A
+            // test that jumps when `lnot x` is true jumps when x = 0.
+            let on_truth = form_of(last.op(), Form::BranchZero).and_then(|c| c.rel.on_truth());
+            if let (LNot, Some(on_true)) = (a.op(), on_truth) {
+                let rel = if on_true { Rel::Eq } else { Rel::Ne };
+                if let Some(op) = Opcode::with_compare(rel, Form::BranchZero) {
+                    return Some((2, vec![ins(op, &[last.arg(0)])]));
+                }
             }
             // stl s; ldl s -> tee s
             if a.op() == Stl && last.op() == Ldl && a.arg(0) == last.arg(0) {
@@ -323,32 +265,34 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
     if rules.compare_branch {
         if let Some(c) = prev {
             // cmp; jnz L -> jcmp L ; cmp; jz L -> j!cmp L
-            if let Some(b) = branch_of(c.op()) {
-                match last.op() {
-                    Jnz => return Some((2, vec![ins(b, &[last.arg(0)])])),
-                    Jz => {
-                        let nb = negate_branch(b)?;
-                        return Some((2, vec![ins(nb, &[last.arg(0)])]));
-                    }
-                    _ => {}
+            if let (Some(value), Some(test)) = (
+                form_of(c.op(), Form::Value),
+                form_of(last.op(), Form::BranchZero),
+            ) {
+                let fused = fused_relation(value, test)
+                    .and_then(|rel| Opcode::with_compare(rel, Form::Branch));
+                if let Some(b) = fused {
+                    return Some((2, vec![ins(b, &[last.arg(0)])]));
                 }
             }
             // push k; jcmp L -> jcmp.i k L
-            if c.op() == Push {
-                if let Some(f) = imm_form(last.op()) {
+            if c.op() == Push && form_of(last.op(), Form::Branch).is_some() {
+                if let Some(f) = last.op().in_form(Form::BranchImm) {
                     return Some((2, vec![ins(f, &[c.arg(0), last.arg(0)])]));
                 }
             }
             // incl s; jlt.li s k L -> inc.jlt.li s k L (a counted loop's step)
-            if c.op() == Incl && last.op() == JLtLI && c.arg(0) == last.arg(0) {
-                return Some((
-                    2,
-                    vec![ins(IncJLtLI, &[last.arg(0), last.arg(1), last.arg(2)])],
-                ));
+            if c.op() == Incl
+                && form_of(last.op(), Form::BranchLocalImm).is_some()
+                && c.arg(0) == last.arg(0)
+            {
+                if let Some(f) = last.op().in_form(Form::IncBranchLocalImm) {
+                    return Some((2, vec![ins(f, &[last.arg(0), last.arg(1), last.arg(2)])]));
+                }
             }
             // ldl s; jcmp.i k L -> jcmp.li s k L
-            if c.op() == Ldl {
-                if let Some(f) = local_form(last.op()) {
+            if c.op() == Ldl && form_of(last.op(), Form::BranchImm).is_some() {
+                if let Some(f) = last.op().in_form(Form::BranchLocalImm) {
                     return Some((2, vec![ins(f, &[c.arg(0), last.arg(0), last.arg(1)])]));
                 }
             }

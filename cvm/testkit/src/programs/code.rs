@@ -13,8 +13,9 @@
 use super::{chess_value, Bytes};
 use cvm::builder::{FunctionBuilder, Label};
 use cvm::intrinsics::{ElemKind, ParamKind, INTRINSICS};
-use cvm::isa::Opcode;
+use cvm::isa::{Access, Effect, Flow, Form, Opcode, OperandKind, Rel, Ty, OPCODES};
 use cvm_chess::lit::LitKind;
+use std::sync::LazyLock;
 
 /// A generated function's signature.
 #[derive(Clone, Copy)]
@@ -56,49 +57,70 @@ pub(super) struct Ctx<'a, 'b> {
     pub frames: u32,
 }
 
-const BINARY: [Opcode; 14] = [
-    Opcode::Add,
-    Opcode::Sub,
-    Opcode::Mul,
-    Opcode::Div,
-    Opcode::Mod,
-    Opcode::BitAnd,
-    Opcode::BitOr,
-    Opcode::BitXor,
-    Opcode::Eq,
-    Opcode::Ne,
-    Opcode::Lt,
-    Opcode::Le,
-    Opcode::Gt,
-    Opcode::Ge,
-];
+/// The opcodes whose operand words are `operands` (kind and access) and
+/// whose stack effect is `effect`, falling through, in table order: a
+/// family the generator emits in one place. A new opcode of an existing
+/// shape is generated without further work.
+fn of_shape(operands: &[(OperandKind, Access)], effect: Effect) -> Vec<Opcode> {
+    OPCODES
+        .iter()
+        .filter(|i| {
+            i.flow == Flow::Next
+                && i.effect == effect
+                && i.operands.len() == operands.len()
+                && i.operands
+                    .iter()
+                    .zip(i.access)
+                    .zip(operands)
+                    .all(|((k, a), (want_k, want_a))| k == want_k && a == want_a)
+        })
+        .map(|i| i.opcode)
+        .collect()
+}
 
-const JUMP2: [Opcode; 6] = [
-    Opcode::JEq,
-    Opcode::JNe,
-    Opcode::JLt,
-    Opcode::JLe,
-    Opcode::JGt,
-    Opcode::JGe,
-];
+/// The comparisons of one form, in relation order (`eq`, `ne`, `lt`, ...).
+fn comparisons(form: Form) -> Vec<Opcode> {
+    Rel::ALL
+        .iter()
+        .filter_map(|&r| Opcode::with_compare(r, form))
+        .collect()
+}
 
-const JUMP_I: [Opcode; 6] = [
-    Opcode::JEqI,
-    Opcode::JNeI,
-    Opcode::JLtI,
-    Opcode::JLeI,
-    Opcode::JGtI,
-    Opcode::JGeI,
-];
+/// `a b -> c`: `add` ... `bxor`, `eq` ... `ge`.
+static BINARY: LazyLock<Vec<Opcode>> =
+    LazyLock::new(|| of_shape(&[], Effect::Fixed(&[Ty::Int, Ty::Int], &[Ty::Int])));
 
-const JUMP_LI: [Opcode; 6] = [
-    Opcode::JEqLI,
-    Opcode::JNeLI,
-    Opcode::JLtLI,
-    Opcode::JLeLI,
-    Opcode::JGtLI,
-    Opcode::JGeLI,
-];
+/// `a -> b`: `neg`, `bnot`, `lnot`.
+static UNARY: LazyLock<Vec<Opcode>> =
+    LazyLock::new(|| of_shape(&[], Effect::Fixed(&[Ty::Int], &[Ty::Int])));
+
+/// `a -> a op local`: `add.l`, `sub.l`, `mul.l`.
+static WITH_LOCAL: LazyLock<Vec<Opcode>> = LazyLock::new(|| {
+    of_shape(
+        &[(OperandKind::IntLocal, Access::Read)],
+        Effect::Fixed(&[Ty::Int], &[Ty::Int]),
+    )
+});
+
+/// `- -> local op imm`: `ldl.add.i`.
+static LOCAL_IMM: LazyLock<Vec<Opcode>> = LazyLock::new(|| {
+    of_shape(
+        &[
+            (OperandKind::IntLocal, Access::Read),
+            (OperandKind::Imm, Access::None),
+        ],
+        Effect::Fixed(&[], &[Ty::Int]),
+    )
+});
+
+/// `jeq` ... `jge`.
+static JUMP2: LazyLock<Vec<Opcode>> = LazyLock::new(|| comparisons(Form::Branch));
+
+/// `jeq.i` ... `jge.i`.
+static JUMP_I: LazyLock<Vec<Opcode>> = LazyLock::new(|| comparisons(Form::BranchImm));
+
+/// `jeq.li` ... `jge.li`.
+static JUMP_LI: LazyLock<Vec<Opcode>> = LazyLock::new(|| comparisons(Form::BranchLocalImm));
 
 /// The chess kind of a list parameter's elements.
 fn elem_kind(elem: ElemKind) -> Option<LitKind> {
@@ -132,6 +154,14 @@ impl Ctx<'_, '_> {
 
     fn pick_index(&mut self, n: usize) -> usize {
         self.bytes.below(n as u32) as usize
+    }
+
+    /// One of a family of opcodes; a family of one draws nothing.
+    fn pick_op(&mut self, family: &[Opcode]) -> Opcode {
+        match family {
+            [only] => *only,
+            _ => self.bytes.pick(family),
+        }
     }
 
     /// Emits the code of a return appropriate for this function.
@@ -264,7 +294,8 @@ impl Ctx<'_, '_> {
             0 => f.emit(Opcode::Push, &[self.bytes.imm() as u32]),
             1 => match self.int_slot() {
                 Some(s) if self.bytes.chance(20) => {
-                    f.emit(Opcode::LdlAddI, &[s, self.bytes.imm() as u32])
+                    let op = self.pick_op(&LOCAL_IMM);
+                    f.emit(op, &[s, self.bytes.imm() as u32])
                 }
                 Some(s) => f.emit(Opcode::Ldl, &[s]),
                 None => f.emit(Opcode::Push, &[1]),
@@ -276,14 +307,12 @@ impl Ctx<'_, '_> {
                 if self.bytes.chance(10) {
                     f.emit(Opcode::Swap, &[]);
                 }
-                let op = self.bytes.pick(&BINARY);
+                let op = self.pick_op(&BINARY);
                 f.emit(op, &[]);
             }
             6 => {
                 self.expr(f, depth + 1);
-                let op = self
-                    .bytes
-                    .pick(&[Opcode::Neg, Opcode::BitNot, Opcode::LNot]);
+                let op = self.pick_op(&UNARY);
                 f.emit(op, &[]);
             }
             7 => {
@@ -361,7 +390,7 @@ impl Ctx<'_, '_> {
             16 => match (self.int_slot(), self.int_slot()) {
                 (Some(a), Some(b)) => {
                     f.emit(Opcode::Ldl2, &[a, b]);
-                    let op = self.bytes.pick(&BINARY);
+                    let op = self.pick_op(&BINARY);
                     f.emit(op, &[]);
                 }
                 _ => f.emit(Opcode::Push, &[3]),
@@ -371,7 +400,7 @@ impl Ctx<'_, '_> {
                 self.expr(f, depth + 1);
                 match self.int_slot() {
                     Some(s) => {
-                        let op = self.bytes.pick(&[Opcode::AddL, Opcode::SubL, Opcode::MulL]);
+                        let op = self.pick_op(&WITH_LOCAL);
                         f.emit(op, &[s]);
                     }
                     None => f.emit(Opcode::Neg, &[]),
@@ -407,7 +436,7 @@ impl Ctx<'_, '_> {
             22 => {
                 self.expr(f, depth + 1);
                 f.emit(Opcode::Dup, &[]);
-                let op = self.bytes.pick(&BINARY);
+                let op = self.pick_op(&BINARY);
                 f.emit(op, &[]);
             }
             _ => {
@@ -532,19 +561,19 @@ impl Ctx<'_, '_> {
             1 => {
                 self.expr(f, 2);
                 self.expr(f, 2);
-                let op = self.bytes.pick(&JUMP2);
+                let op = self.pick_op(&JUMP2);
                 f.emit_jump(op, &[], target);
             }
             2 if !self.int_slots.is_empty() => {
                 let s = self.int_slot().unwrap_or(0);
                 let k = self.bytes.imm() as u32;
-                let op = self.bytes.pick(&JUMP_LI);
+                let op = self.pick_op(&JUMP_LI);
                 f.emit_jump(op, &[s, k], target);
             }
             _ => {
                 self.expr(f, 2);
                 let k = self.bytes.imm() as u32;
-                let op = self.bytes.pick(&JUMP_I);
+                let op = self.pick_op(&JUMP_I);
                 f.emit_jump(op, &[k], target);
             }
         }
