@@ -137,7 +137,10 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
     if options.inline {
         // Callees first, so that what is inlined is already optimized and
         // chains of small functions flatten; each caller is optimized
-        // again with the bodies it received.
+        // again with the bodies it received. The program's growth budget
+        // is shared by all callers.
+        let size: usize = bodies.iter().map(|b| b.instrs().count()).sum();
+        let mut budget = options.inline_limits.budget(size);
         for f in inline::callees_first(&bodies) {
             let mut body = bodies[f].clone();
             let mut func = out.functions[f].clone();
@@ -148,6 +151,7 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
                 &bodies,
                 &out.functions,
                 options.inline_limits,
+                &mut budget,
             );
             if n > 0 {
                 report.inlined += n;
