@@ -76,6 +76,27 @@ impl Default for Options {
 const MAX_ROUNDS: usize = 16;
 
 /// Optimizes a verified program with the default options.
+///
+/// ```
+/// use cvm::{asm, CollectOutput, Interpreter, NoHost, Program, Vm};
+///
+/// let program = Program::new(asm::assemble("
+/// .entry main
+/// .func main params 0 lists 0 locals 0 stack 2 value
+///     push 6
+///     push 7
+///     mul
+///     retv
+/// .end
+/// ").unwrap()).unwrap();
+/// let (optimized, report) = cvm::opt::optimize(&program);
+/// assert!(!report.fell_back);
+/// assert!(report.words_after < report.words_before); // folded to `push 42`
+/// let done = Interpreter::new(&optimized)
+///     .run_entry(&mut NoHost, &mut CollectOutput::default())
+///     .unwrap();
+/// assert_eq!(done.value(), Some(42));
+/// ```
 pub fn optimize(program: &Program) -> (Program, Report) {
     optimize_with(program, Options::default())
 }
