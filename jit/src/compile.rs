@@ -12,7 +12,6 @@ use crate::analysis::{self, ListFacts};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
-use crate::loops;
 use crate::lower::{cvm_signature, inlinable, Env, Lower, PTR};
 use crate::shims;
 use cranelift_codegen::inline::{Inline, InlineCommand};
@@ -336,11 +335,11 @@ impl JitProgram {
         let depth_bounds = analysis::depth_bounds(program);
         let initial = Memory::new(cvm_module);
         let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
-        let counted: Vec<Vec<loops::CountedLoop>> = cvm_module
+        let counted: Vec<Vec<analysis::loops::CountedLoop>> = cvm_module
             .functions
             .iter()
             .zip(program.function_infos())
-            .map(|(f, info)| loops::counted_loops(f, info, &list_slots))
+            .map(|(f, info)| analysis::loops::counted_loops(f, info, &list_slots))
             .collect();
 
         let mut module = new_module()?;

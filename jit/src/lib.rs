@@ -10,8 +10,7 @@
 //! | [`compile`] | a whole program to native code ([`JitProgram`]) |
 //! | `lower` | one CVM function to Cranelift IR |
 //! | `inline` | chess pattern intrinsics as native bitboard code |
-//! | `analysis` | constant lists and call-depth bounds |
-//! | `loops` | counted loops: a check-free copy behind a guard |
+//! | `analysis` | facts about the CVM program, no Cranelift: constant lists, call-depth bounds, counted loops |
 //! | `context` | the `#[repr(C)]` record compiled code and shims share |
 //! | `shims` | the Rust functions compiled code calls |
 //! | `stack` | native stack for deep recursion |
@@ -43,7 +42,6 @@ mod context;
 mod error;
 mod inline;
 pub mod instance;
-mod loops;
 mod lower;
 pub mod prepared;
 mod shims;
