@@ -1,39 +1,18 @@
 //! Calls, frames, intrinsics and output in the lowering: native calls with
-//! their depth and fuel checks and status test, small callees lowered into
-//! their callers, the `enter`/`enter.f`/`leave` frames of calls the
+//! their depth and fuel checks and status test, spliced calls (the callee's
+//! body lowered in place of the call, as `analysis/splice.rs` decides), the `enter`/`enter.f`/`leave` frames of calls the
 //! optimizer inlined, returns, intrinsic calls (native patterns or the
 //! shim) and `write`/`textout`.
 
 use super::instr::At;
-use super::{leaders, Lower, PTR};
+use super::{leaders, Known, Lower, PTR};
 use crate::context::{trap, SHIM_TRAP};
-use crate::inline;
+use crate::patterns;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 use cvm::intrinsics::INTRINSICS;
 use cvm::isa::{Instr, Opcode};
-use cvm::verify::FunctionInfo;
-use cvm::Module;
-
-/// Callees of at most this many CVM instructions are lowered into their
-/// callers' bodies.
-pub(crate) const INLINE_SIZE: usize = 32;
-
-/// How many inlined calls may nest inside one another.
-const MAX_INLINE_NESTING: usize = 4;
-
-/// CVM instructions inlined into one function at most.
-const INLINE_BUDGET: usize = 512;
-
-/// Whether calls of `callee` may be lowered into their callers: a small
-/// function (the verifier analysed it, so its code is well formed).
-pub(crate) fn inlinable(module: &Module, infos: &[FunctionInfo], callee: u32) -> bool {
-    module.functions.get(callee as usize).is_some()
-        && infos
-            .get(callee as usize)
-            .is_some_and(|info| info.instrs.len() <= INLINE_SIZE)
-}
 
 impl Lower<'_, '_> {
     /// Calls and returns, the frames of inlined calls, intrinsics, folded
@@ -71,7 +50,7 @@ impl Lower<'_, '_> {
             Opcode::PatAll | Opcode::PatAny => {
                 let any = instr.opcode == Opcode::PatAny;
                 let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
-                let v = match inline::try_inline_mask(self, ops[0], d - 1, mask, any, offset) {
+                let v = match patterns::try_native_mask(self, ops[0], d - 1, mask, any, offset) {
                     Some(v) => v,
                     None => {
                         let id = self.b.ins().iconst(types::I32, i64::from(ops[0]));
@@ -113,7 +92,7 @@ impl Lower<'_, '_> {
     }
 
     /// Returns `v` from the current frame: a native return, or a jump to
-    /// the caller's continuation when the frame is inlined.
+    /// the caller's continuation when the frame is spliced.
     pub(super) fn ret_value(&mut self, v: Value) {
         match self.ret_to {
             Some(cont) => {
@@ -131,7 +110,7 @@ impl Lower<'_, '_> {
         let arity = self.env.module.functions[callee as usize].arity();
         let returns = self.env.module.functions[callee as usize].returns_value;
         let depth = self.call_checks(1, offset);
-        if self.inline_call(callee, d, depth) {
+        if self.splice_call(callee, d, depth, offset) {
             return;
         }
         let fuel = self.b.use_var(self.fuel);
@@ -168,30 +147,23 @@ impl Lower<'_, '_> {
         self.b.ins().iadd_imm_s(left, -1)
     }
 
-    /// Lowers the body of a small callee in place of a native call, after
-    /// the call's depth and fuel checks: its frame slots become fresh
-    /// variables, `depth` is its `depth_left`, its errors and `halt` leave
-    /// the whole native function directly, and its returns jump to a
-    /// continuation. Returns false (nothing emitted) when the callee is
-    /// not [`inlinable`] here.
-    pub(super) fn inline_call(&mut self, callee: u32, d: u32, depth: Value) -> bool {
+    /// Lowers the body of the callee in place of the native call at
+    /// `offset`, after the call's depth and fuel checks, when the splice
+    /// plan says so: its frame slots become fresh variables, `depth` is its
+    /// `depth_left`, its errors and `halt` leave the whole native function
+    /// directly, and its returns jump to a continuation. Returns false
+    /// (nothing emitted) when the call stays a native call.
+    pub(super) fn splice_call(&mut self, callee: u32, d: u32, depth: Value, offset: u32) -> bool {
         let env = self.env;
-        if !inlinable(env.module, env.infos, callee)
-            || self.chain.contains(&callee)
-            || self.chain.len() > MAX_INLINE_NESTING
-        {
+        let Some(node) = env.splices.spliced(self.node, offset) else {
             return false;
-        }
+        };
         let info = &env.infos[callee as usize];
-        if self.inlined_size + info.instrs.len() > INLINE_BUDGET {
-            return false;
-        }
-        self.inlined_size += info.instrs.len();
         let f = &env.module.functions[callee as usize];
         let arity = f.arity();
         let returns = f.returns_value;
         let nslots = f.frame_slots() as usize;
-        let nstack = (info.max_depth.max(f.max_stack) as usize) + 1;
+        let nstack = info.max_depth as usize + 1;
         let args: Vec<Value> = (d - arity..d).map(|k| self.get(k)).collect();
         let slots: Vec<Variable> = (0..nslots)
             .map(|_| self.b.declare_var(types::I32))
@@ -221,14 +193,13 @@ impl Lower<'_, '_> {
             std::mem::replace(&mut self.info, info),
             std::mem::replace(&mut self.slots, slots),
             std::mem::replace(&mut self.stack, stack),
-            std::mem::replace(&mut self.known, vec![None; nstack]),
+            std::mem::replace(&mut self.known, Known::new(nstack)),
             std::mem::replace(&mut self.depth_left, depth_var),
             std::mem::replace(&mut self.blocks, blocks),
             self.ret_to.replace(cont),
+            std::mem::replace(&mut self.node, node),
         );
-        self.chain.push(callee);
         self.body();
-        self.chain.pop();
         self.info = saved.0;
         self.slots = saved.1;
         self.stack = saved.2;
@@ -236,6 +207,7 @@ impl Lower<'_, '_> {
         self.depth_left = saved.4;
         self.blocks = saved.5;
         self.ret_to = saved.6;
+        self.node = saved.7;
         self.loops = saved_loops.0;
         self.guards = saved_loops.1;
         self.fast = saved_loops.2;
@@ -252,8 +224,9 @@ impl Lower<'_, '_> {
         let info = &INTRINSICS[id as usize];
         let n = info.params.len() as u32;
         let base = d - n;
-        if let Some(v) = inline::try_inline(self, id, base, offset) {
-            self.env.inlined.set(self.env.inlined.get() + 1);
+        if let Some(v) = patterns::try_native(self, id, base, offset) {
+            let env = self.env;
+            env.native_intrinsics.set(env.native_intrinsics.get() + 1);
             if info.returns {
                 self.set(base, v);
             }

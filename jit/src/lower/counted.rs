@@ -71,15 +71,6 @@ pub(super) struct Fast {
     pub(super) back_to: Block,
 }
 
-/// How many copies of a small counted loop's body the fast path chains
-/// (each a whole iteration with its own tests, so an exit from any copy is
-/// exact): the latches between them fall through, fuel and counter updates
-/// fold into one per round, and only the last copy jumps back.
-const UNROLL: usize = 4;
-
-/// The most CVM instructions a loop body may have to be unrolled.
-const MAX_UNROLLED_BODY: usize = 12;
-
 /// A rotated loop counter in a fast copy. The loop's only back edge is an
 /// `inc.jlt.li` on a counter the guard proved not to wrap. The copy passes
 /// the counter's old value back to the header, which adds the one, and the
@@ -116,11 +107,7 @@ impl Lower<'_, '_> {
             };
             let charged_header = lp.back_edges_charged.then_some(lp.header);
             let rotated = charged_header.and_then(|_| rotation(info, lp));
-            let unroll = if charged_header.is_some() && lp.body.len() <= MAX_UNROLLED_BODY {
-                UNROLL
-            } else {
-                1
-            };
+            let unroll = lp.fast_copies();
             let copies: Vec<HashMap<u32, Block>> = (0..unroll)
                 .map(|_| {
                     lp.body
@@ -138,7 +125,7 @@ impl Lower<'_, '_> {
                 continue;
             };
             self.b.switch_to_block(guard);
-            self.known.fill(None);
+            self.known.clear();
             let ok = guard::guard(self, lp);
             self.count_entry(ok);
             if charged_header.is_some() {

@@ -31,7 +31,7 @@
 //! compile time (immediates, list references) within a basic block. It lets
 //! divisions by non-zero constants skip their checks, constant list indices
 //! be bounds-checked at compile time, and intrinsic calls with constant
-//! arguments be inlined ([`crate::inline`]).
+//! arguments be compiled to native code (`patterns.rs`).
 
 mod calls;
 mod counted;
@@ -39,6 +39,7 @@ mod instr;
 mod memory;
 
 use crate::analysis::loops::CountedLoop;
+use crate::analysis::splice::Splices;
 use crate::context::{offsets, trap, STATUS_TRAP};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -52,7 +53,6 @@ use cvm::{Memory, Module};
 use std::cell::Cell;
 use std::collections::HashMap;
 
-pub(crate) use calls::inlinable;
 use counted::Fast;
 
 /// The pointer type (the JIT runs on 64-bit hosts only; checked at
@@ -116,14 +116,14 @@ pub(crate) struct Env<'a> {
     pub initial: &'a Memory,
     /// Lists no instruction or intrinsic can write: their contents are the
     /// module's initial values for ever.
-    pub constant_lists: &'a [bool],
-    /// Intrinsic calls inlined so far.
-    pub inlined: Cell<usize>,
+    pub constant_elements: &'a [Option<Vec<i32>>],
+    /// Intrinsic calls compiled to native code so far (`patterns.rs`).
+    pub native_intrinsics: Cell<usize>,
     /// The verifier's analysis of every function.
     pub infos: &'a [FunctionInfo],
     /// Function references of the callees, by CVM function index, imported
-    /// into the function being built (the direct callees and those of every
-    /// function [`inlinable`] into it).
+    /// into the function being built: every function its body, with the
+    /// bodies spliced into it, calls natively.
     pub callees: HashMap<u32, FuncRef>,
     /// The intrinsic shim.
     pub intrinsic: FuncRef,
@@ -137,6 +137,8 @@ pub(crate) struct Env<'a> {
     pub pattern_mask: FuncRef,
     /// The counted loops of every function ([`crate::analysis::loops`]).
     pub loops: &'a [Vec<CountedLoop>],
+    /// Which calls are spliced ([`crate::analysis::splice`]).
+    pub splices: &'a Splices,
 }
 
 /// One block per leader of a function: the first instruction, every jump
@@ -167,6 +169,41 @@ fn next_reachable(instrs: &[InstrInfo], n: usize) -> Option<u32> {
         .map(|j| j.offset)
 }
 
+/// The compile-time values of the operand-stack slots in the current
+/// block. Forgetting them all at a block's start costs only the slots set
+/// since the last time, not the stack's height.
+struct Known {
+    values: Vec<Option<i32>>,
+    /// Slots set since the last [`Known::clear`].
+    dirty: Vec<u32>,
+}
+
+impl Known {
+    fn new(height: usize) -> Known {
+        Known {
+            values: vec![None; height],
+            dirty: Vec::new(),
+        }
+    }
+
+    fn get(&self, k: u32) -> Option<i32> {
+        self.values[k as usize]
+    }
+
+    fn set(&mut self, k: u32, v: Option<i32>) {
+        if v.is_some() {
+            self.dirty.push(k);
+        }
+        self.values[k as usize] = v;
+    }
+
+    fn clear(&mut self) {
+        for k in self.dirty.drain(..) {
+            self.values[k as usize] = None;
+        }
+    }
+}
+
 /// The lowering state of one function.
 pub(crate) struct Lower<'a, 'b> {
     /// The function builder.
@@ -177,7 +214,7 @@ pub(crate) struct Lower<'a, 'b> {
     slots: Vec<Variable>,
     stack: Vec<Variable>,
     /// Compile-time values of stack slots in the current block.
-    known: Vec<Option<i32>>,
+    known: Known,
     fuel: Variable,
     /// The context pointer.
     pub ctx: Value,
@@ -188,15 +225,13 @@ pub(crate) struct Lower<'a, 'b> {
     heap: Value,
     lists: Value,
     blocks: HashMap<u32, Block>,
-    /// Where `ret`/`retv` go when the function being lowered is inlined
+    /// Where `ret`/`retv` go when the function being lowered is spliced
     /// into a caller: the caller's continuation (one `i32` parameter, the
     /// value); `None` in the function itself (a native return).
     ret_to: Option<Block>,
-    /// The CVM functions being lowered, outermost first (the function
-    /// itself, then the inlined calls it is nested in).
-    chain: Vec<u32>,
-    /// CVM instructions inlined into this function so far.
-    inlined_size: usize,
+    /// The body being lowered: the function's own or a spliced callee's,
+    /// as a node of [`Env::splices`].
+    node: usize,
     args_slot: Option<StackSlot>,
     propagate: Option<Block>,
     /// Fuel-charging blocks of backward edges still to be filled: the
@@ -227,7 +262,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         info: &'a FunctionInfo,
     ) -> Lower<'a, 'b> {
         let nslots = f.frame_slots() as usize;
-        let nstack = (info.max_depth.max(f.max_stack) as usize) + 1;
+        let nstack = info.max_depth as usize + 1;
         let slots: Vec<Variable> = (0..nslots).map(|_| b.declare_var(types::I32)).collect();
         let stack: Vec<Variable> = (0..nstack).map(|_| b.declare_var(types::I32)).collect();
         let fuel = b.declare_var(types::I64);
@@ -256,7 +291,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             info,
             slots,
             stack,
-            known: vec![None; nstack],
+            known: Known::new(nstack),
             fuel,
             ctx,
             depth_left,
@@ -265,8 +300,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             lists,
             blocks,
             ret_to: None,
-            chain: vec![index],
-            inlined_size: 0,
+            node: index as usize,
             args_slot: None,
             propagate: None,
             pending: Vec::new(),
@@ -357,7 +391,7 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     fn enter(&mut self, block: Block) {
         self.b.switch_to_block(block);
-        self.known.fill(None);
+        self.known.clear();
         self.open = true;
     }
 
@@ -370,23 +404,23 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     fn set(&mut self, k: u32, v: Value) {
         self.b.def_var(self.stack[k as usize], v);
-        self.known[k as usize] = None;
+        self.known.set(k, None);
     }
 
     fn set_const(&mut self, k: u32, c: i32) {
         let v = self.b.ins().iconst(types::I32, i64::from(c));
         self.b.def_var(self.stack[k as usize], v);
-        self.known[k as usize] = Some(c);
+        self.known.set(k, Some(c));
     }
 
     /// The compile-time value of stack slot `k`, if known.
     pub fn known(&self, k: u32) -> Option<i32> {
-        self.known[k as usize]
+        self.known.get(k)
     }
 
     /// Records the compile-time value of stack slot `k` (after `set`).
     fn set_known(&mut self, k: u32, v: Option<i32>) {
-        self.known[k as usize] = v;
+        self.known.set(k, v);
     }
 
     fn slot(&mut self, s: u32) -> Value {

@@ -84,6 +84,15 @@ use values::{compare, transfer, AVal};
 /// Loops with more body instructions than this are not copied.
 pub(crate) const MAX_BODY: usize = 256;
 
+/// How many copies of a small counted loop's body the fast path chains
+/// (each a whole iteration with its own tests, so an exit from any copy is
+/// exact): the latches between them fall through, fuel and counter updates
+/// fold into one per round, and only the last copy jumps back.
+pub(crate) const UNROLL: usize = 4;
+
+/// The most CVM instructions a loop body may have to be unrolled.
+pub(crate) const MAX_UNROLLED_BODY: usize = 12;
+
 /// Loops that can charge more fuel than this in one iteration are not
 /// copied (it keeps the guard's products far from overflow).
 const MAX_FUEL_PER_ITERATION: u64 = 1 << 20;
@@ -221,6 +230,17 @@ impl CountedLoop {
     /// Whether the instruction at `offset` belongs to the loop.
     pub fn contains(&self, offset: u32) -> bool {
         self.body.binary_search(&offset).is_ok()
+    }
+
+    /// How many fast copies of the body the lowering emits: [`UNROLL`]
+    /// for a small body whose back edges are charged at the header, else
+    /// one.
+    pub fn fast_copies(&self) -> usize {
+        if self.back_edges_charged && self.body.len() <= MAX_UNROLLED_BODY {
+            UNROLL
+        } else {
+            1
+        }
     }
 }
 
