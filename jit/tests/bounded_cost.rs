@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// The documented bound: at most this many bytes of machine code per
 /// lowered instruction ...
-const BYTES_PER_LOWERED: usize = 160;
+const BYTES_PER_LOWERED: usize = 96;
 /// ... plus this many per parameter (entry trampolines and prologues) ...
 const BYTES_PER_PARAMETER: usize = 32;
 /// ... plus this many.
@@ -59,8 +59,8 @@ fn compile_within_bounds(p: &Program, what: &str) -> CompileStats {
         "{what}: {} code bytes > {bound} ({s:?})",
         s.code_bytes
     );
-    // And so per CVM instruction: 160 * (6 n + 256) + 32 a + 1024.
-    let bound = 960 * n + BYTES_PER_PARAMETER * parameters + 41 * 1024;
+    // And so per CVM instruction: 96 * (6 n + 256) + 32 a + 1024.
+    let bound = 576 * n + BYTES_PER_PARAMETER * parameters + 25 * 1024;
     assert!(s.code_bytes <= bound, "{what}: {} > {bound}", s.code_bytes);
     s
 }

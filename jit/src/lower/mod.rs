@@ -169,6 +169,44 @@ fn next_reachable(instrs: &[InstrInfo], n: usize) -> Option<u32> {
         .map(|j| j.offset)
 }
 
+/// The three shared exits of a native function's checks: each takes the
+/// context fields to record (in this order) and then the fuel left.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum TrapExit {
+    /// The error kind and code offset.
+    Plain = 0,
+    /// The error kind, code offset, index and slot count (a bounds error).
+    Bounds = 1,
+    /// The code offset only: a shim recorded the kind and payload.
+    Recorded = 2,
+}
+
+impl TrapExit {
+    /// The context fields the exit stores its parameters in (all but the
+    /// last, the fuel).
+    fn stores(self) -> &'static [i32] {
+        match self {
+            TrapExit::Plain => &[offsets::TRAP_CODE, offsets::TRAP_OFFSET],
+            TrapExit::Bounds => &[
+                offsets::TRAP_CODE,
+                offsets::TRAP_OFFSET,
+                offsets::TRAP_A,
+                offsets::TRAP_B,
+            ],
+            TrapExit::Recorded => &[offsets::TRAP_OFFSET],
+        }
+    }
+
+    /// The exit block's parameter types.
+    fn params(self) -> &'static [Type] {
+        match self {
+            TrapExit::Plain => &[types::I32, types::I32, types::I64],
+            TrapExit::Bounds => &[types::I32, types::I32, types::I32, types::I32, types::I64],
+            TrapExit::Recorded => &[types::I32, types::I64],
+        }
+    }
+}
+
 /// The compile-time values of the operand-stack slots in the current
 /// block. Forgetting them all at a block's start costs only the slots set
 /// since the last time, not the stack's height.
@@ -234,6 +272,8 @@ pub(crate) struct Lower<'a, 'b> {
     node: usize,
     args_slot: Option<StackSlot>,
     propagate: Option<Block>,
+    /// The shared exits of the checks by [`TrapExit`], made on first use.
+    trap_exits: [Option<Block>; 3],
     /// Fuel-charging blocks of backward edges still to be filled: the
     /// block, the jump's offset and the jump's target block.
     pending: Vec<(Block, u32, Block)>,
@@ -303,6 +343,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             node: index as usize,
             args_slot: None,
             propagate: None,
+            trap_exits: [None; 3],
             pending: Vec::new(),
             open: true,
             loops: env.loops.get(index as usize).map_or(&[], |l| l.as_slice()),
@@ -315,6 +356,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     pub fn run(mut self) -> FunctionBuilder<'b> {
         self.body();
         self.finish_propagate();
+        self.finish_trap_exits();
         self.b.seal_all_blocks();
         self.b
     }
@@ -440,29 +482,64 @@ impl<'a, 'b> Lower<'a, 'b> {
     }
 
     /// Records a trap (`code` is `None` when a shim already stored the kind
-    /// and payload) and returns the trap status.
+    /// and payload) and returns the trap status. A check's own cold block
+    /// only passes the error kind, the code offset (and the index and slot
+    /// count of a bounds error) and the fuel left to an exit the whole
+    /// native function shares ([`TrapExit`]), which stores them and
+    /// returns: a few bytes per check instead of a store sequence and a
+    /// return each.
     fn emit_trap(&mut self, code: Option<u32>, offset: u32, a: Option<Value>, b: Option<Value>) {
-        let flags = trusted();
+        let kind = match (code, a.is_some() || b.is_some()) {
+            (None, _) => TrapExit::Recorded,
+            (Some(_), false) => TrapExit::Plain,
+            (Some(_), true) => TrapExit::Bounds,
+        };
+        let exit = match self.trap_exits[kind as usize] {
+            Some(exit) => exit,
+            None => {
+                let exit = self.b.create_block();
+                self.b.set_cold_block(exit);
+                for &t in kind.params() {
+                    self.b.append_block_param(exit, t);
+                }
+                self.trap_exits[kind as usize] = Some(exit);
+                exit
+            }
+        };
+        let mut args = Vec::with_capacity(5);
         if let Some(code) = code {
-            let c = self.b.ins().iconst(types::I32, i64::from(code));
-            self.b.ins().store(flags, c, self.ctx, offsets::TRAP_CODE);
+            args.push(self.b.ins().iconst(types::I32, i64::from(code)).into());
         }
-        let off = self.b.ins().iconst(types::I32, i64::from(offset));
-        self.b
-            .ins()
-            .store(flags, off, self.ctx, offsets::TRAP_OFFSET);
-        if let Some(a) = a {
-            self.b.ins().store(flags, a, self.ctx, offsets::TRAP_A);
+        args.push(self.b.ins().iconst(types::I32, i64::from(offset)).into());
+        if kind == TrapExit::Bounds {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            args.push(a.unwrap_or(zero).into());
+            args.push(b.unwrap_or(zero).into());
         }
-        if let Some(b) = b {
-            self.b.ins().store(flags, b, self.ctx, offsets::TRAP_B);
+        args.push(self.b.use_var(self.fuel).into());
+        self.b.ins().jump(exit, &args);
+        self.open = false;
+    }
+
+    /// Fills the shared trap exits made by [`Lower::emit_trap`].
+    fn finish_trap_exits(&mut self) {
+        let flags = trusted();
+        for kind in [TrapExit::Plain, TrapExit::Bounds, TrapExit::Recorded] {
+            let Some(exit) = self.trap_exits[kind as usize] else {
+                continue;
+            };
+            self.b.switch_to_block(exit);
+            let p = self.b.block_params(exit).to_vec();
+            for (&field, &v) in kind.stores().iter().zip(&p) {
+                self.b.ins().store(flags, v, self.ctx, field);
+            }
+            let fuel = p[p.len() - 1];
+            self.b
+                .ins()
+                .store(flags, fuel, self.ctx, offsets::FUEL_LEFT);
+            let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+            self.ret_status(status);
         }
-        let fuel = self.b.use_var(self.fuel);
-        self.b
-            .ins()
-            .store(flags, fuel, self.ctx, offsets::FUEL_LEFT);
-        let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
-        self.ret_status(status);
     }
 
     /// Branches to a cold trap exit when `cond` is non-zero and continues in
