@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference data for the che-tablebase tests, computed with python-chess.
 
-Run once from this directory (python-chess 1.11.2; about ten minutes):
+Run once from this directory (python-chess 1.11.2; about eight minutes):
 
     python3 gen_reference.py
 
