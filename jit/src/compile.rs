@@ -2,9 +2,11 @@
 //!
 //! [`JitProgram::compile`] declares every CVM function as a Cranelift
 //! function (so calls between them are direct calls, recursion included),
-//! lowers each one ([`crate::lower`]), adds one entry trampoline per arity
-//! (the embedder's way in: it unpacks an argument array and calls through a
-//! function pointer), links the shims by name and finalizes the code. The
+//! lowers each one ([`crate::lower`]), links the shims by name and
+//! finalizes the code. What is the same for every program is made once per
+//! process: the host's instruction set (target detection and settings) and
+//! one entry trampoline per arity (the embedder's way in: it unpacks an
+//! argument array and calls through a function pointer). The
 //! result is immutable and can back any number of instances; dropping it
 //! frees the code.
 
@@ -17,6 +19,7 @@ use crate::instance::JitInstance;
 use crate::lower::{cvm_signature, Env, Lower, PTR};
 use crate::shims;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -24,6 +27,7 @@ use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::{Memory, Program};
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The native code of one CVM function.
@@ -55,17 +59,87 @@ pub struct CompileStats {
     /// loop's body once more for each fast copy, and the spliced bodies;
     /// at most `6 * instructions + 256` (`docs/jit.md`, "Bounded cost").
     pub lowered_instructions: usize,
-    /// Bytes of native code produced (functions and trampolines).
+    /// Parameters of all functions together (`A` in the code-size bound).
+    pub parameters: usize,
+    /// Bytes of native code produced for the program's functions. (The
+    /// entry trampolines, one per arity, are compiled once per process and
+    /// shared by every program; they are not counted.)
     pub code_bytes: usize,
     /// Wall-clock time of [`JitProgram::compile`], analysis to finalized
     /// code.
     pub duration: Duration,
 }
 
+/// The documented bounds on what the JIT makes of a program of `P` CVM
+/// instructions and `A` parameters (`docs/jit.md`, "Bounded cost"):
+/// lowered instructions `L <= 6 P + 256`, spliced ones at most `P + 256`,
+/// code bytes at most `96 L + 32 A + 1024`.
+pub mod bounds {
+    use std::time::Duration;
+
+    /// Bytes of machine code per lowered instruction at most ...
+    pub const BYTES_PER_LOWERED: usize = 96;
+    /// ... plus this many per parameter ...
+    pub const BYTES_PER_PARAMETER: usize = 32;
+    /// ... plus this many.
+    pub const BYTES_CONSTANT: usize = 1024;
+    /// Lowered instructions per CVM instruction at most (each once, four
+    /// fast copies, one spliced) ...
+    pub const LOWERED_PER_INSTRUCTION: usize = 6;
+    /// ... plus this many (the splice budget's slack).
+    pub const LOWERED_CONSTANT: usize = 256;
+    /// The compile-time limit the oracles check, per CVM instruction ...
+    /// (generous: a release build takes 10 to 60 us per instruction, a
+    /// fuzz build a few times that; the runaway splicing of finding 1 took
+    /// 43 ms per instruction).
+    pub const TIME_PER_INSTRUCTION: Duration = Duration::from_millis(1);
+    /// ... plus this much.
+    pub const TIME_CONSTANT: Duration = Duration::from_millis(50);
+}
+
 impl CompileStats {
     /// Compile time per CVM instruction, in microseconds.
     pub fn micros_per_instruction(&self) -> f64 {
         self.duration.as_secs_f64() * 1e6 / self.instructions.max(1) as f64
+    }
+
+    /// Checks the documented code-size bounds ([`bounds`]): the splice
+    /// budget, the lowered instructions and the code bytes; `Err` says
+    /// which one failed.
+    pub fn check_size(&self) -> Result<(), String> {
+        use bounds::*;
+        let p = self.instructions;
+        if self.spliced_instructions > p + LOWERED_CONSTANT {
+            return Err(format!(
+                "{} spliced instructions > {p} + {LOWERED_CONSTANT} ({self:?})",
+                self.spliced_instructions
+            ));
+        }
+        let lowered = LOWERED_PER_INSTRUCTION * p + LOWERED_CONSTANT;
+        if self.lowered_instructions > lowered {
+            return Err(format!(
+                "{} lowered instructions > {lowered} ({self:?})",
+                self.lowered_instructions
+            ));
+        }
+        let bytes = BYTES_PER_LOWERED * self.lowered_instructions
+            + BYTES_PER_PARAMETER * self.parameters
+            + BYTES_CONSTANT;
+        if self.code_bytes > bytes {
+            return Err(format!(
+                "{} code bytes > {bytes} ({self:?})",
+                self.code_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// The compile-time limit for this program:
+    /// [`bounds::TIME_CONSTANT`] plus [`bounds::TIME_PER_INSTRUCTION`] per
+    /// CVM instruction.
+    pub fn time_limit(&self) -> Duration {
+        let per = u32::try_from(self.instructions).unwrap_or(u32::MAX);
+        bounds::TIME_CONSTANT.saturating_add(bounds::TIME_PER_INSTRUCTION.saturating_mul(per))
     }
 }
 
@@ -153,8 +227,16 @@ fn link_error(e: impl std::fmt::Display) -> JitError {
     JitError::Link(e.to_string())
 }
 
-/// A Cranelift module for the host, with the shims registered.
-fn new_module() -> Result<JITModule, JitError> {
+/// The host's instruction set with the JIT's settings, made once per
+/// process: target detection and the settings are the same for every
+/// program, so every compilation shares one (`docs/jit.md`, "Fixed cost
+/// per process").
+fn host_isa() -> Result<OwnedTargetIsa, JitError> {
+    static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
+    ISA.get_or_init(new_isa).clone()
+}
+
+fn new_isa() -> Result<OwnedTargetIsa, JitError> {
     let mut flags = settings::builder();
     let set =
         |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(settings_error);
@@ -180,11 +262,71 @@ fn new_module() -> Result<JITModule, JitError> {
             "the JIT needs a 64-bit machine".into(),
         ));
     }
-    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    Ok(isa)
+}
+
+/// A Cranelift module for one program, with the shims registered.
+fn new_module() -> Result<JITModule, JitError> {
+    let mut builder = JITBuilder::with_isa(host_isa()?, default_libcall_names());
     for (name, addr) in shims::symbols() {
         builder.symbol(name, addr);
     }
     Ok(JITModule::new(builder))
+}
+
+/// The entry trampolines, one per arity, shared by every program of the
+/// process: compiled the first time a program has a function of that
+/// arity, into a module that is never freed (its code is a few dozen bytes
+/// per arity, and arities are bounded by the module limits).
+struct Trampolines {
+    module: JITModule,
+    /// The finalized trampoline of each arity, as an address.
+    entries: HashMap<u32, usize>,
+}
+
+/// The entry trampoline of each arity in `arities`, compiled on first use.
+fn trampolines(arities: &BTreeSet<u32>) -> Result<HashMap<u32, *const u8>, JitError> {
+    static SHARED: Mutex<Option<Trampolines>> = Mutex::new(None);
+    let mut guard = SHARED
+        .lock()
+        .map_err(|_| link_error("a thread panicked while compiling an entry trampoline"))?;
+    let shared = match &mut *guard {
+        Some(t) => t,
+        None => guard.insert(Trampolines {
+            module: JITModule::new(JITBuilder::with_isa(
+                host_isa()?,
+                default_libcall_names(),
+            )),
+            entries: HashMap::new(),
+        }),
+    };
+    let missing: Vec<u32> = arities
+        .iter()
+        .copied()
+        .filter(|a| !shared.entries.contains_key(a))
+        .collect();
+    if !missing.is_empty() {
+        let mut ctx = shared.module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut ids = Vec::with_capacity(missing.len());
+        for &arity in &missing {
+            let id = define_trampoline(&mut shared.module, &mut ctx, &mut fctx, arity)?;
+            shared.module.clear_context(&mut ctx);
+            ids.push(id);
+        }
+        shared
+            .module
+            .finalize_definitions()
+            .map_err(link_error)?;
+        for (&arity, id) in missing.iter().zip(ids) {
+            let entry = shared.module.get_finalized_function(id);
+            shared.entries.insert(arity, entry as usize);
+        }
+    }
+    Ok(arities
+        .iter()
+        .filter_map(|a| shared.entries.get(a).map(|&e| (*a, e as *const u8)))
+        .collect())
 }
 
 /// Function ids of the shims.
@@ -268,6 +410,12 @@ impl JitProgram {
             spliced_calls: facts.splices.calls,
             spliced_instructions: facts.splices.instructions,
             lowered_instructions: facts.splices.lowered,
+            parameters: program
+                .module()
+                .functions
+                .iter()
+                .map(|f| f.arity() as usize)
+                .sum(),
             code_bytes,
             duration: started.elapsed(),
         };
@@ -455,34 +603,31 @@ impl Code {
         Ok(())
     }
 
-    /// Phase 4: one entry trampoline per arity, the shims linked, the code
-    /// finalized; the module, each function's code and entry, and the code
-    /// bytes in all.
+    /// Phase 4: the code finalized and the shims linked, each function's
+    /// entry trampoline (shared by the process, see [`trampolines`]); the
+    /// module, each function's code and entry, and the code bytes in all.
     fn finalize(
         mut self,
         program: &Program,
     ) -> Result<(JITModule, Vec<CompiledFn>, usize), JitError> {
         let functions = &program.module().functions;
         let arities: BTreeSet<u32> = functions.iter().map(|f| f.arity()).collect();
-        let mut trampolines = HashMap::new();
-        for &arity in &arities {
-            let id = define_trampoline(&mut self.module, &mut self.ctx, &mut self.fctx, arity)?;
-            self.code_bytes += self
-                .ctx
-                .compiled_code()
-                .map_or(0, |c| c.code_buffer().len());
-            self.module.clear_context(&mut self.ctx);
-            trampolines.insert(arity, id);
-        }
+        let entries = trampolines(&arities)?;
         self.module.finalize_definitions().map_err(link_error)?;
         let compiled = functions
             .iter()
             .zip(&self.ids)
-            .map(|(f, &id)| CompiledFn {
-                code: self.module.get_finalized_function(id),
-                entry: self.module.get_finalized_function(trampolines[&f.arity()]),
+            .map(|(f, &id)| {
+                let entry = entries
+                    .get(&f.arity())
+                    .copied()
+                    .ok_or_else(|| link_error(format!("no entry for arity {}", f.arity())))?;
+                Ok(CompiledFn {
+                    code: self.module.get_finalized_function(id),
+                    entry,
+                })
             })
-            .collect();
+            .collect::<Result<_, JitError>>()?;
         Ok((self.module, compiled, self.code_bytes))
     }
 }

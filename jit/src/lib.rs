@@ -47,7 +47,7 @@ pub mod prepared;
 mod shims;
 mod stack;
 
-pub use compile::{CompileStats, JitProgram};
+pub use compile::{bounds, CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;
 pub use instance::{JitInstance, LoopEntries};

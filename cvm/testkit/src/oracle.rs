@@ -17,7 +17,7 @@ use cvm::verify::Program;
 use cvm::{Backend, Interpreter, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
-use jit::Prepared;
+use jit::{CompileStats, Prepared};
 
 /// How a program is run for comparison.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,6 +162,9 @@ pub fn run(
 ) -> Result<Vec<Observation>, String> {
     let prepared = Prepared::new(program.clone(), backend)
         .map_err(|e| format!("{backend} cannot prepare the program: {e}"))?;
+    if let Some(jit) = prepared.jit() {
+        check_compile_cost(program, jit.stats())?;
+    }
     let mut vm = prepared.instance();
     let mut tracked = Tracked {
         vm: &mut *vm,
@@ -172,6 +175,37 @@ pub fn run(
         return Err(format!("{backend} ran a call on the interpreter"));
     }
     Ok(seen)
+}
+
+/// The JIT's cost oracle (`docs/jit.md`, "Bounded cost"): the machine code
+/// of `program`, compiled with figures `stats`, is within the documented
+/// size bound ([`CompileStats::check_size`]), and the compilation took no
+/// longer than the limit ([`CompileStats::time_limit`]: 50 ms plus 1 ms per
+/// CVM instruction). A compilation over the time limit is repeated twice
+/// and only the fastest of the three counts, so that a busy machine does
+/// not make a finding; a program whose compilation grows faster than its
+/// size (as splicing without a budget did) is over the limit every time.
+pub fn check_compile_cost(program: &Program, stats: CompileStats) -> Result<(), String> {
+    stats
+        .check_size()
+        .map_err(|e| format!("JIT code over the documented bound: {e}"))?;
+    let limit = stats.time_limit();
+    let mut fastest = stats.duration;
+    for _ in 0..2 {
+        if fastest <= limit {
+            return Ok(());
+        }
+        let again = jit::JitProgram::compile(program)
+            .map_err(|e| format!("the JIT cannot compile the program again: {e}"))?;
+        fastest = fastest.min(again.stats().duration);
+    }
+    if fastest <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "JIT compile time over the limit: {fastest:?} (fastest of three) > {limit:?} for {} CVM instructions ({stats:?})",
+        stats.instructions
+    ))
 }
 
 /// An instance that remembers whether a compiling backend ran an accepted
