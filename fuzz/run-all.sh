@@ -13,7 +13,12 @@
 # `none` unless set: the code under test is safe Rust plus JIT-compiled
 # code that AddressSanitizer does not instrument, and without it the
 # generator-driven targets run about twice as fast (`address` for the
-# cargo-fuzz default). Debug assertions and overflow checks stay on.
+# cargo-fuzz default). Debug assertions and overflow checks stay on in the
+# project's crates. Crates from the registry (Cranelift above all) are
+# built without coverage instrumentation and debug assertions
+# (rustc-wrapper.sh; FUZZ_INSTRUMENT_ALL=1 instruments everything), into
+# their own target folder, target/split (target/all with
+# FUZZ_INSTRUMENT_ALL=1), so that switching never reuses the other build.
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -24,7 +29,13 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(che_frontend cmp_loader interp differential optimizer che_programs)
 fi
 
-sanitizer=(-s "${FUZZ_SANITIZER:-none}")
+export RUSTC_WRAPPER="$PWD/rustc-wrapper.sh"
+if [ "${FUZZ_INSTRUMENT_ALL:-0}" = 1 ]; then
+    target_dir=target/all
+else
+    target_dir=target/split
+fi
+sanitizer=(-s "${FUZZ_SANITIZER:-none}" --target-dir "$target_dir")
 cargo +nightly fuzz build "${sanitizer[@]}"
 cargo run --quiet --release -p che-fuzz-seeds
 
