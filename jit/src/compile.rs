@@ -88,13 +88,16 @@ pub mod bounds {
     pub const LOWERED_PER_INSTRUCTION: usize = 6;
     /// ... plus this many (the splice budget's slack).
     pub const LOWERED_CONSTANT: usize = 256;
-    /// The compile-time limit the oracles check, per CVM instruction ...
-    /// (generous: a release build takes 10 to 60 us per instruction, a
-    /// fuzz build a few times that; the runaway splicing of finding 1 took
-    /// 43 ms per instruction).
-    pub const TIME_PER_INSTRUCTION: Duration = Duration::from_millis(1);
+    /// The compile-time limit the oracles check, per lowered instruction
+    /// (compile time is linear in the lowered instructions, at most
+    /// `6 P + 256`, so per CVM instruction it is at most 6 ms plus 356 ms
+    /// for the whole program) ... Generous: a release build takes 10 to 60
+    /// us per CVM instruction, a fuzz build on a loaded machine about 340
+    /// us per lowered one; the runaway splicing of finding 1 took 3.2 s
+    /// for 75 CVM instructions.
+    pub const TIME_PER_LOWERED: Duration = Duration::from_millis(1);
     /// ... plus this much.
-    pub const TIME_CONSTANT: Duration = Duration::from_millis(50);
+    pub const TIME_CONSTANT: Duration = Duration::from_millis(100);
 }
 
 impl CompileStats {
@@ -135,11 +138,11 @@ impl CompileStats {
     }
 
     /// The compile-time limit for this program:
-    /// [`bounds::TIME_CONSTANT`] plus [`bounds::TIME_PER_INSTRUCTION`] per
-    /// CVM instruction.
+    /// [`bounds::TIME_CONSTANT`] plus [`bounds::TIME_PER_LOWERED`] per
+    /// lowered instruction.
     pub fn time_limit(&self) -> Duration {
-        let per = u32::try_from(self.instructions).unwrap_or(u32::MAX);
-        bounds::TIME_CONSTANT.saturating_add(bounds::TIME_PER_INSTRUCTION.saturating_mul(per))
+        let per = u32::try_from(self.lowered_instructions).unwrap_or(u32::MAX);
+        bounds::TIME_CONSTANT.saturating_add(bounds::TIME_PER_LOWERED.saturating_mul(per))
     }
 }
 
@@ -293,10 +296,7 @@ fn trampolines(arities: &BTreeSet<u32>) -> Result<HashMap<u32, *const u8>, JitEr
     let shared = match &mut *guard {
         Some(t) => t,
         None => guard.insert(Trampolines {
-            module: JITModule::new(JITBuilder::with_isa(
-                host_isa()?,
-                default_libcall_names(),
-            )),
+            module: JITModule::new(JITBuilder::with_isa(host_isa()?, default_libcall_names())),
             entries: HashMap::new(),
         }),
     };
@@ -314,10 +314,7 @@ fn trampolines(arities: &BTreeSet<u32>) -> Result<HashMap<u32, *const u8>, JitEr
             shared.module.clear_context(&mut ctx);
             ids.push(id);
         }
-        shared
-            .module
-            .finalize_definitions()
-            .map_err(link_error)?;
+        shared.module.finalize_definitions().map_err(link_error)?;
         for (&arity, id) in missing.iter().zip(ids) {
             let entry = shared.module.get_finalized_function(id);
             shared.entries.insert(arity, entry as usize);

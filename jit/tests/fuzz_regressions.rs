@@ -53,3 +53,91 @@ fn inlined_pattern_with_a_far_out_compoperator_compiles() {
         ));
     }
 }
+
+/// The JIT's cost oracle (`check_compile_cost`, which `check_backends`
+/// makes) first limited compile time to 50 ms plus 1 ms per CVM
+/// instruction. This program (`differential`, 2026-11-25) has 28 CVM
+/// instructions whose recursive calls splice 217 more, within the budget
+/// (the budget's 256 instructions of slack let a small program lower to
+/// many times its size), and a fuzz build on a loaded machine took 83 ms
+/// (fastest of three) against a limit of 78 ms. Not a JIT defect but a
+/// limit that did not follow the bound: compile time is linear in the
+/// lowered instructions, so the limit is now 100 ms plus 1 ms per lowered
+/// instruction (`jit::bounds`).
+#[test]
+fn recursive_splices_within_the_budget_compile_within_the_time_limit() {
+    let p = program(
+        r#"
+.file "gen.cvm"
+.global g0 -2147483648
+.global g1 9
+.global g2 -2147483648
+.list l0 7 = 826 0
+.list l1 4 = -2147483648
+.list l2 6 = -2
+.list p0 5 = 75799 75593
+.text t0 "text 0"
+.text t1 "text 1"
+.entry main
+.func main params 0 lists 0 locals 0 stack 1 value
+    .loc 0 3 3
+    fuel 1
+    .loc 0 4 19
+    call main
+    write
+    .loc 0 7 6
+    call main
+    write
+    call main
+    retv
+.end
+.func f1 params 1 lists 1 locals 3 stack 1 proc
+    .loc 0 10 6
+    call main
+    write
+    .loc 0 13 6
+    call main
+    write
+    .loc 0 16 6
+    call main
+    write
+    .loc 0 19 6
+    call main
+    write
+    ret
+.end
+.func f2 params 3 lists 2 locals 3 stack 1 proc
+    .loc 0 22 6
+    call main
+    write
+    .loc 0 25 6
+    call main
+    write
+    .loc 0 28 6
+    call main
+    write
+    .loc 0 31 12
+    jne.li 1 2147483647 L45
+    .loc 0 32 18
+    fuel 1
+    .loc 0 35 4
+    decl 0
+    textout t1
+    jmp L45
+L45:
+    ret
+.end
+"#,
+    );
+    let jit = jit::JitProgram::compile(&p).expect("compiles");
+    let stats = jit.stats();
+    assert_eq!(stats.instructions, 28, "{stats:?}");
+    assert!(stats.lowered_instructions > 6 * 28, "{stats:?}");
+    let scenario = Scenario::new(Limits {
+        fuel: Some(10_000),
+        max_depth: 20,
+    });
+    if let Err(e) = check_backends(&p, &scenario, &Backend::ALL) {
+        panic!("{e}");
+    }
+}
