@@ -290,11 +290,19 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
         s.returns.push(AbiParam::new(types::I64));
         s
     };
-    let intrinsic_sig = sig(&[PTR, types::I32, PTR]);
+    let intrinsic_sig = sig(&[PTR, types::I32, PTR, types::I64]);
     let write_sig = sig(&[PTR, types::I32]);
     let textout_sig = sig(&[PTR, types::I32]);
     let pattern_sig = sig(&[PTR, types::I32, types::I32, types::I64]);
-    let pattern_mask_sig = sig(&[PTR, types::I32, types::I32, types::I64, types::I32]);
+    let pattern_mask_sig = sig(&[
+        PTR,
+        types::I32,
+        types::I32,
+        types::I64,
+        types::I32,
+        types::I64,
+        PTR,
+    ]);
     let mut declare = |name: &str, s| {
         module
             .declare_function(name, Linkage::Import, s)
@@ -335,12 +343,15 @@ impl JitProgram {
         let facts = analysis::list_facts(program);
         let depth_bounds = analysis::depth_bounds(program);
         let initial = Memory::new(cvm_module);
-        let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
+        let lists = loops::Lists {
+            initial: &initial,
+            constant: &facts.constant,
+        };
         let counted: Vec<Vec<loops::CountedLoop>> = cvm_module
             .functions
             .iter()
             .zip(program.function_infos())
-            .map(|(f, info)| loops::counted_loops(f, info, &list_slots))
+            .map(|(f, info)| loops::counted_loops(f, info, lists))
             .collect();
 
         let mut module = new_module()?;

@@ -60,10 +60,11 @@
 use crate::lower::Lower;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
-use cvm::intrinsics::INTRINSICS;
+use cvm::intrinsics::{cost_bound, cost_folded, cost_folded_bound, Arg, INTRINSICS};
 use cvm::isa::{Compare, Effect, Flow, Form, Instr, Opcode, OperandKind, Raises, Rel};
 use cvm::module::Function;
 use cvm::verify::FunctionInfo;
+use cvm::Memory;
 use std::collections::HashMap;
 
 /// Loops with more body instructions than this are not copied.
@@ -411,12 +412,63 @@ fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
     }
 }
 
-/// The counted loops of one function, in the order of their headers;
-/// `list_slots[l]` is the slot count of module list `l`.
+/// The module's lists as the loop analysis sees them.
+#[derive(Copy, Clone)]
+pub(crate) struct Lists<'a> {
+    /// The initial memory: every list's slot count, and the contents of
+    /// the constant ones.
+    pub initial: &'a Memory,
+    /// Which lists never change ([`crate::analysis`]).
+    pub constant: &'a [bool],
+}
+
+impl Lists<'_> {
+    /// An intrinsic's list argument `l` as known before run time.
+    fn arg(&self, l: u32) -> Arg<'_> {
+        match self.initial.lists.get(l as usize) {
+            Some(_) if self.constant.get(l as usize) == Some(&true) => {
+                Arg::List(self.initial.list(l))
+            }
+            Some(s) => Arg::Slots(s.slots),
+            None => Arg::Unknown,
+        }
+    }
+}
+
+/// The most fuel an intrinsic call (`intr`, `pat.all`, `pat.any`) with
+/// these abstract arguments (top of the stack last) can charge: the
+/// intrinsic table's cost, over every value an unknown argument can
+/// have; `None` when it has no bound (a list known by no more than being
+/// a list parameter), which makes the loop ineligible.
+fn intrinsic_charge(instr: &Instr, args: &[AVal], lists: Lists<'_>) -> Option<u64> {
+    let ops = instr.operands;
+    match instr.opcode {
+        Opcode::Intr => {
+            let known: Vec<Arg<'_>> = args
+                .iter()
+                .map(|a| match *a {
+                    AVal::Const(k) => Arg::Int(k),
+                    AVal::List(ListRef::Module(l)) => lists.arg(l),
+                    _ => Arg::Unknown,
+                })
+                .collect();
+            cost_bound(ops[0], &known)
+        }
+        _ => {
+            let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
+            Some(match args.last() {
+                Some(AVal::Const(k)) => cost_folded(ops[0], *k, mask),
+                _ => cost_folded_bound(ops[0], mask),
+            })
+        }
+    }
+}
+
+/// The counted loops of one function, in the order of their headers.
 pub(crate) fn counted_loops(
     f: &Function,
     info: &FunctionInfo,
-    list_slots: &[u32],
+    lists: Lists<'_>,
 ) -> Vec<CountedLoop> {
     let g = cfg(info);
     let idom = dominators(&g);
@@ -433,7 +485,7 @@ pub(crate) fn counted_loops(
     headers.sort_unstable();
     headers
         .into_iter()
-        .filter_map(|h| analyze_loop(f, info, list_slots, &g, &idom, h, &latches[&h]))
+        .filter_map(|h| analyze_loop(f, info, lists, &g, &idom, h, &latches[&h]))
         .collect()
 }
 
@@ -442,7 +494,7 @@ pub(crate) fn counted_loops(
 fn analyze_loop(
     f: &Function,
     info: &FunctionInfo,
-    list_slots: &[u32],
+    lists: Lists<'_>,
     g: &Cfg,
     idom: &[Option<usize>],
     h: usize,
@@ -554,10 +606,6 @@ fn analyze_loop(
             }
         }
     }
-    if fuel == 0 || fuel > MAX_FUEL_PER_ITERATION {
-        return None;
-    }
-
     // Slot writers.
     let mut writers: HashMap<u32, Vec<usize>> = HashMap::new();
     for &v in &body {
@@ -776,7 +824,25 @@ fn analyze_loop(
         if let Some((list, index)) = access {
             raw_accesses.push((v, list, index));
         }
+        // Intrinsic calls charge what their work costs: the most it can
+        // be, from what is known of the arguments here.
+        if matches!(
+            instr.opcode.info().effect,
+            Effect::Intrinsic | Effect::PatternMask
+        ) {
+            let n = match instr.opcode {
+                Opcode::Intr => INTRINSICS
+                    .get(ops[0] as usize)
+                    .map_or(0, |i| i.params.len()),
+                _ => 1,
+            };
+            let args: Vec<AVal> = (0..n).rev().map(|k| top(&stack, k)).collect();
+            fuel = fuel.saturating_add(intrinsic_charge(&instr, &args, lists)?);
+        }
         transfer(&mut stack, &instr, d, lin, &invariant);
+    }
+    if fuel == 0 || fuel > MAX_FUEL_PER_ITERATION {
+        return None;
     }
 
     // Confirmed induction variables: candidates whose writer adds a step.
@@ -829,7 +895,12 @@ fn analyze_loop(
             // A constant index into a module list is checked at compile
             // time: only one in range may skip its check.
             (AVal::Const(k), ListRef::Module(l)) => {
-                if list_slots.get(l as usize).is_some_and(|&n| (k as u32) < n) {
+                if lists
+                    .initial
+                    .lists
+                    .get(l as usize)
+                    .is_some_and(|s| (k as u32) < s.slots)
+                {
                     Index::Const(k)
                 } else {
                     continue;
@@ -881,10 +952,11 @@ fn is_for_step(op: Opcode) -> bool {
     matches!(op.info().effect, Effect::ForStep | Effect::ForStepBack)
 }
 
-/// The most fuel the instruction at `offset` can charge. An instruction
-/// the table says never charges charges nothing; a jump charges when its
-/// target is at or before it; the others are named (a test keeps this
-/// list in step with the table).
+/// The most fuel the instruction at `offset` can charge, but for intrinsic
+/// calls (whose charge depends on their arguments: [`intrinsic_charge`]).
+/// An instruction the table says never charges charges nothing; a jump
+/// charges when its target is at or before it; the others are named (a
+/// test keeps this list in step with the table).
 fn charge(offset: u32, instr: &Instr) -> u64 {
     if !instr.opcode.info().raises.contains(&Raises::Fuel) {
         return 0;
@@ -893,6 +965,7 @@ fn charge(offset: u32, instr: &Instr) -> u64 {
     match instr.opcode {
         Opcode::Enter | Opcode::EnterF | Opcode::Call => 1,
         Opcode::Fuel => u64::from(instr.operands[0]),
+        Opcode::Intr | Opcode::PatAll | Opcode::PatAny => 0,
         _ => u64::from(jump_back),
     }
 }
@@ -1260,7 +1333,13 @@ mod tests {
                     jumps
                         || matches!(
                             info.opcode,
-                            Opcode::Enter | Opcode::EnterF | Opcode::Call | Opcode::Fuel
+                            Opcode::Enter
+                                | Opcode::EnterF
+                                | Opcode::Call
+                                | Opcode::Fuel
+                                | Opcode::Intr
+                                | Opcode::PatAll
+                                | Opcode::PatAny
                         ),
                     "charge() must learn how much fuel {} charges",
                     info.mnemonic

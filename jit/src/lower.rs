@@ -705,6 +705,19 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// Records a trap (`code` is `None` when a shim already stored the kind
     /// and payload) and returns the trap status.
     fn emit_trap(&mut self, code: Option<u32>, offset: u32, a: Option<Value>, b: Option<Value>) {
+        self.emit_trap_fuel(code, offset, a, b, true);
+    }
+
+    /// [`Lower::emit_trap`]; `store_fuel` false when a shim that charges
+    /// fuel already stored the fuel left.
+    fn emit_trap_fuel(
+        &mut self,
+        code: Option<u32>,
+        offset: u32,
+        a: Option<Value>,
+        b: Option<Value>,
+        store_fuel: bool,
+    ) {
         let flags = trusted();
         if let Some(code) = code {
             let c = self.b.ins().iconst(types::I32, i64::from(code));
@@ -720,10 +733,12 @@ impl<'a, 'b> Lower<'a, 'b> {
         if let Some(b) = b {
             self.b.ins().store(flags, b, self.ctx, offsets::TRAP_B);
         }
-        let fuel = self.b.use_var(self.fuel);
-        self.b
-            .ins()
-            .store(flags, fuel, self.ctx, offsets::FUEL_LEFT);
+        if store_fuel {
+            let fuel = self.b.use_var(self.fuel);
+            self.b
+                .ins()
+                .store(flags, fuel, self.ctx, offsets::FUEL_LEFT);
+        }
         let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
         self.ret_status(status);
     }
@@ -755,23 +770,22 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`
     /// (taking nothing) when fewer are left.
-    fn charge_n(&mut self, n: u32, offset: u32) {
+    pub(crate) fn charge_n(&mut self, n: u64, offset: u32) {
         if n == 0 {
             return;
         }
+        // No run has 2^63 units; a larger cost can never be paid.
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
         let fuel = self.b.use_var(self.fuel);
         if self.fast.is_some() {
             // The loop's guard proved the fuel enough for every iteration.
-            let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
+            let left = self.b.ins().iadd_imm_s(fuel, -n);
             self.b.def_var(self.fuel, left);
             return;
         }
-        let short = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, fuel, i64::from(n));
+        let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, fuel, n);
         self.trap_if(short, Some(trap::OUT_OF_FUEL), offset, None, None);
-        let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
+        let left = self.b.ins().iadd_imm_s(fuel, -n);
         self.b.def_var(self.fuel, left);
     }
 
@@ -1385,7 +1399,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                     .icmp_imm_s(cond(instr.opcode), r, i64::from(ops[1] as i32));
                 self.branch(c, offset, ops[2], next);
             }
-            Opcode::Fuel => self.charge_n(ops[0], offset),
+            Opcode::Fuel => self.charge_n(u64::from(ops[0]), offset),
             Opcode::Enter => {
                 self.call_checks(ops[0], offset);
             }
@@ -1404,17 +1418,23 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let v = match inline::try_inline_mask(self, ops[0], d - 1, mask, any, offset) {
                     Some(v) => v,
                     None => {
+                        // The shim charges the cost (it depends on the
+                        // argument) and stores the result in the slot.
                         let id = self.b.ins().iconst(types::I32, i64::from(ops[0]));
                         let arg = self.get(d - 1);
                         let m = self.b.ins().iconst(types::I64, mask as i64);
                         let mode = self.b.ins().iconst(types::I32, i64::from(any));
-                        let call = self
-                            .b
-                            .ins()
-                            .call(self.env.pattern_mask, &[self.ctx, id, arg, m, mode]);
-                        let r = self.b.inst_results(call)[0];
-                        self.check_shim(r, offset);
-                        self.b.ins().ireduce(types::I32, r)
+                        let fuel = self.b.use_var(self.fuel);
+                        let slot = self.args_slot();
+                        let out = self.b.ins().stack_addr(PTR, slot, 0);
+                        let call = self.b.ins().call(
+                            self.env.pattern_mask,
+                            &[self.ctx, id, arg, m, mode, fuel, out],
+                        );
+                        let left = self.b.inst_results(call)[0];
+                        self.check_charging_shim(left, offset);
+                        self.b.def_var(self.fuel, left);
+                        self.b.ins().stack_load(PTR, types::I32, slot, 0)
                     }
                 };
                 self.set(d - 1, v);
@@ -1505,6 +1525,21 @@ impl<'a, 'b> Lower<'a, 'b> {
     pub fn check_shim(&mut self, r: Value, offset: u32) {
         let failed = self.b.ins().icmp_imm_s(IntCC::Equal, r, SHIM_TRAP);
         self.trap_if(failed, None, offset, None, None);
+    }
+
+    /// After a shim that charges fuel returned `r` (the fuel left): stops
+    /// with the shim's error, and the fuel left it recorded, when `r` is
+    /// the trap sentinel.
+    fn check_charging_shim(&mut self, r: Value, offset: u32) {
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, r, SHIM_TRAP);
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, cold, &[], cont, &[]);
+        self.b.switch_to_block(cold);
+        self.emit_trap_fuel(None, offset, None, None, false);
+        self.b.switch_to_block(cont);
+        self.open = true;
     }
 
     /// Returns `v` from the current frame: a native return, or a jump to
@@ -1661,14 +1696,19 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         let addr = self.b.ins().stack_addr(PTR, slot, 0);
         let idv = self.b.ins().iconst(types::I32, i64::from(id));
+        // The shim charges the intrinsic's cost, computed from the
+        // arguments as the interpreter computes it, and returns the fuel
+        // left; the result comes back in the first argument word.
+        let fuel = self.b.use_var(self.fuel);
         let call = self
             .b
             .ins()
-            .call(self.env.intrinsic, &[self.ctx, idv, addr]);
-        let r = self.b.inst_results(call)[0];
-        self.check_shim(r, offset);
+            .call(self.env.intrinsic, &[self.ctx, idv, addr, fuel]);
+        let left = self.b.inst_results(call)[0];
+        self.check_charging_shim(left, offset);
+        self.b.def_var(self.fuel, left);
         if info.returns {
-            let v = self.b.ins().ireduce(types::I32, r);
+            let v = self.b.ins().stack_load(PTR, types::I32, slot, 0);
             self.set(base, v);
         }
     }
