@@ -315,7 +315,6 @@ fn targeted_cases() -> Vec<Case> {
     }
     for name in ["GetPcOnSqrs", "GetControl"] {
         add(" ??", name, vec![Int(piece("??")), Out(65)]);
-        add(" ?? (too short)", name, vec![Int(piece("??")), Out(1)]);
     }
     add(
         " ?? = 3 64x..",

@@ -219,7 +219,7 @@ const BONUS_PIECES: &[Param] = &[p("bonus", INT), p("pieces", list(E::Piece))];
 pub const INTRINSICS: &[IntrinsicInfo] = &[
     // IV.3.a
     intr("ListLen", &[p("list", LIST_ANY)], true, calls::list_len,
-        fuel(1, &[t(Slots, One, 32, 1)]),
+        fuel(1, &[t(Slots, One, 16, 1)]),
         "Number of elements before the first end marker (-1), bounded by the list's slots."),
     // IV.2.b
     intr("KingPos", COLOUR_SIDES, true, calls::king_pos,
@@ -239,7 +239,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         fuel(2, &[t(Slots, One, 8, 2)]),
         "True if the piece stands on one of the listed squares.").folds(pattern::pc_on_sqrs_mask, true),
     intr("GetPcOnSqrs", PIECE_SQUARES_OUT, true, calls::get_pc_on_sqrs,
-        fuel(2, &[t(Out(65), One, 16, 1)]),
+        fuel(3, &[t(Out(65), One, 16, 1)]),
         "Fills the list with the squares the piece stands on; returns their number."),
     intr("CmpNrPcs", &[p("piece", PIECE), p("op", COMPOP), p("number", INT), p("squares", list(E::Square))], true,
         calls::cmp_nr_pcs,
@@ -253,17 +253,17 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         fuel(2, &[t(Slots, One, 8, 2)]),
         "True if a doubled pawn of the colour stands on one of the listed squares.").folds(pattern::dbl_pwns_mask, true),
     intr("GetDblPwns", COLOUR_SQUARES_OUT, true, calls::get_dbl_pwns,
-        fuel(2, &[t(Out(65), One, 16, 1)]),
+        fuel(4, &[t(Out(65), One, 16, 1)]),
         "Fills the list with the squares of the colour's doubled pawns; returns their number."),
     // IV.2.e
     intr("POnLine", PAWN_LINES, true, calls::p_on_line,
-        fuel(2, &[t(Slots, One, 8, 1)]),
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if on every listed column the number of pawns of the colour compares to the number."),
     intr("orPOnLine", PAWN_LINES, true, calls::or_p_on_line,
-        fuel(2, &[t(Slots, One, 8, 1)]),
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if on one of the listed columns the number of pawns of the colour compares to the number."),
     intr("GetPOnLine", PAWN_LINES_OUT, true, calls::get_p_on_line,
-        fuel(2, &[t(Out(9), One, 16, 1)]),
+        fuel(3, &[t(Out(9), One, 16, 1)]),
         "Fills the list with the columns whose pawn count compares to the number; returns their number."),
     // IV.2.f
     intr("Passed", COLOUR_SQUARES, true, calls::passed,
@@ -277,13 +277,13 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Fills the list with the squares of the colour's passed pawns; returns their number."),
     // IV.2.g
     intr("Control", PIECE_SQUARES, true, calls::control,
-        fuel(2, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
         "True if the piece can capture on every listed square in one pseudo-legal move.").folds(pattern::control_mask, false),
     intr("orControl", PIECE_SQUARES, true, calls::or_control,
-        fuel(2, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
         "True if the piece can capture on one of the listed squares in one pseudo-legal move.").folds(pattern::control_mask, true),
     intr("GetControl", PIECE_SQUARES_OUT, true, calls::get_control,
-        fuel(2, &[t(Call, Movers, 1, ATTACKS), t(Out(65), One, 16, 1)]),
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Out(65), One, 16, 1)]),
         "Fills the list with every square the piece controls; returns their number."),
     // IV.2.h
     intr("ExchngCtrl", COLOUR_SQUARES, true, calls::exchng_ctrl,
@@ -316,46 +316,46 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Fills the list with the square and the squares above it on its file; empty for a wildcard."),
     // IV.5
     intr("SetMvs", &[p("colour", COLOUR), p("bonus", INT), p("moves", list(E::Move))], false, calls::set_mvs,
-        fuel(2, &[t(Slots, One, 8, 2), t(Moves, Colours, 8, 1), t(Slots, VerboseColours, 1, LINE)]),
+        fuel(3, &[t(Slots, One, 8, 4), t(Moves, Colours, 4, 1), t(Elements, VerboseColours, 1, LINE)]),
         "Adds the bonus to the side's moves in the list (one wildcard side expands; two are ignored)."),
     intr("SetPMvs", &[p("colour", COLOUR), p("bonus", INT), p("squares", list(E::Square))], false,
         calls::set_p_mvs,
-        fuel(2, &[t(Slots, One, 8, 2), t(Squares, Colours, 8, 1), t(Squares, VerboseColours, 1, LINE)]),
+        fuel(3, &[t(Slots, One, 8, 2), t(Squares, Colours, 4, 1), t(Squares, VerboseColours, 1, LINE)]),
         "Adds the bonus to the side's non-capturing pawn moves to the squares, from where its pawns stand."),
     intr("SetSqrs", PIECE_BONUS_SQUARES, false, calls::set_sqrs,
-        fuel(2, &[t(Slots, Pieces, 8, 1), t(Squares, Pieces, 8, 1)]),
+        fuel(3, &[t(Slots, Pieces, 8, 1), t(Squares, Pieces, 8, 1)]),
         "Adds the bonus to the piece's square values on the listed squares."),
     intr("KeepBs", &[p("colour", COLOUR), p("bonus", INT), p("colours", list(E::SquareColour))], false,
         calls::keep_bs,
         fuel(2, &[t(Slots, One, 8, 1), t(ColourSquares, Colours, 8, 1)]),
         "Adds the bonus to the side's bishops on the squares of the listed square colours."),
     intr("KeepPcs", BONUS_PIECES, false, calls::keep_pcs,
-        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 8, 1)]),
+        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 4, 1)]),
         "Changes the value of the listed pieces by the bonus."),
     intr("ChngPcsVal", BONUS_PIECES, false, calls::keep_pcs,
-        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 8, 1)]),
+        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 4, 1)]),
         "Changes the value of the listed pieces by the bonus (the same as KeepPcs)."),
     intr("SetDiags", &[p("piece", PIECE), p("bonus", INT), p("moves", list(E::Move))], false, calls::set_diags,
         fuel(2, &[t(Slots, One, 8, 2), t(Segments, Pieces, 8, 1)]),
         "Adds the bonus to the piece's square values along each listed rook or bishop line."),
     intr("MinAttack", &[p("colour", COLOUR)], false, calls::min_attack,
-        fuel(2, &[t(Call, Colours, 1, 2)]),
+        fuel(2, &[t(Call, Colours, 1, 3)]),
         "Advises a queen-side minority attack: a- and b-pawns forward, rooks to the b- and c-files."),
     intr("ForcePwns", &[p("colour", COLOUR), p("columns", list(E::Column))], false, calls::force_pwns,
-        fuel(2, &[t(Slots, One, 8, 1), t(Files, Colours, 8, 1)]),
+        fuel(2, &[t(Slots, One, 8, 2), t(Files, Colours, 8, 1)]),
         "Rewards the side's pawns on the listed columns for every rank they advance."),
     intr("Attack", COLOUR_SIDES, false, calls::attack,
-        fuel(2, &[t(Slots, One, 8, 1), t(Files, Colours, 8, 3)]),
+        fuel(2, &[t(Slots, One, 8, 2), t(Files, Colours, 8, 3)]),
         "Advises an attack on the listed sides: pawns forward, rooks and queens onto their files."),
     intr("CtrlSqrs", PIECE_BONUS_SQUARES, false, calls::ctrl_sqrs,
-        fuel(2, &[t(Slots, ControlPieces, 8, 1), t(Squares, ControlPieces, 8, 1)]),
+        fuel(3, &[t(Slots, ControlPieces, 8, 1), t(Squares, ControlPieces, 8, 1)]),
         "Adds the bonus to the piece's control of the listed squares (a queen as rook plus bishop)."),
     // IV.6, V.9.d
     intr("GetStyle", &[p("id", INT)], true, calls::get_style,
         fuel(1, &[]),
         "The engine's setting of the style parameter (not changed by SetStyle); 0 for an unknown id."),
     intr("SetStyle", &[p("id", INT), p("value", INT)], false, calls::set_style,
-        fuel(1, &[t(Call, Verbose, 1, LINE)]),
+        fuel(2, &[t(Call, Verbose, 1, LINE)]),
         "Overrides a style parameter for this position; ST_LEARNFLG and unknown ids are refused."),
     intr("GetScore", &[p("prev_moves", INT)], true, calls::get_score,
         fuel(1, &[]),
@@ -396,6 +396,8 @@ pub enum Work {
     /// The list slots a scan reads: the elements and the end marker, at
     /// most the list's slots.
     Slots,
+    /// The list's elements (before the end marker).
+    Elements,
     /// The squares of the union of the square elements' sets: the squares
     /// an exchange pattern evaluates (at most 64).
     Union,
@@ -448,6 +450,7 @@ pub enum Per {
 
 /// One term of a [`Cost`]: `units` of fuel for every whole `of` of
 /// `work` times `per` (the rest, less than `of`, is paid by the base).
+/// `of` is a power of two.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Term {
     /// The work counted.
@@ -486,25 +489,28 @@ const fn t(work: Work, per: Per, of: u32, units: u32) -> Term {
 
 /// Fuel per colour for the passed pawns of a colour (one lookup per pawn,
 /// up to 64 on a board with a full pawn bitboard).
-pub const PASSED: u32 = 5;
+pub const PASSED: u32 = 7;
 /// Fuel per (colour, kind) of non-pawns whose attacks are generated
 /// (one attack set per piece, up to 64 pieces of a kind).
-pub const ATTACKS: u32 = 16;
+pub const ATTACKS: u32 = 20;
 /// Fuel per colour for an exchange pattern's reach: the attacks of every
 /// piece of both sides.
-pub const REACH: u32 = 175;
+pub const REACH: u32 = 250;
 /// Fuel per square and colour for a static exchange evaluation (up to 34
 /// captures).
 pub const EXCHANGE: u32 = 27;
 /// Fuel per line of text verbose mode writes.
-pub const LINE: u32 = 20;
+pub const LINE: u32 = 25;
 
 use Per::{Colours, ControlPieces, Movers, One, Pieces, Verbose, VerboseColours};
-use Work::{Call, ColourSquares, Files, ListedPieces, Moves, Out, Segments, Slots, Squares, Union};
+use Work::{
+    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Segments, Slots, Squares,
+    Union,
+};
 
-/// An argument of an intrinsic call as far as it is known: at run time
-/// every argument is; before (the JIT's compile-time costs and its
-/// counted loops' fuel bounds) some are not.
+/// An argument of an intrinsic call as far as it is known before run
+/// time (the JIT's compile-time costs and its counted loops' fuel
+/// bounds).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Arg<'a> {
     /// An int argument's value.
@@ -515,49 +521,69 @@ pub enum Arg<'a> {
     List(&'a [i32]),
     /// A list argument of this many slots whose contents are not known.
     Slots(u32),
-    /// The square list of a folded pattern (`pat.all`, `pat.any`): only
-    /// its mask is left ([`Work::Union`] is its squares; nothing is
-    /// scanned).
-    Mask(u64),
 }
 
-/// The list and the selector arguments of a call, as the terms read them.
-struct Inputs<'a> {
-    list: Arg<'a>,
-    elem: ElemKind,
+/// A call's list as the cost terms see it.
+#[derive(Copy, Clone, Debug)]
+enum ListView<'a> {
+    /// Known contents: the elements (before the end marker), the slots a
+    /// scan reads, all the slots.
+    Known {
+        elements: &'a [i32],
+        scanned: u64,
+        slots: u64,
+    },
+    /// Only the slot count is known.
+    Slots(u64),
+    /// Nothing is known (or the intrinsic has no list).
+    Unknown,
+}
+
+impl<'a> ListView<'a> {
+    fn of(slots: &'a [i32]) -> ListView<'a> {
+        let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
+            Some(n) => (&slots[..n], n as u64 + 1),
+            None => (slots, slots.len() as u64),
+        };
+        ListView::Known {
+            elements,
+            scanned,
+            slots: slots.len() as u64,
+        }
+    }
+}
+
+/// The selector arguments of a call, where known.
+#[derive(Copy, Clone, Debug)]
+struct Selectors {
     colour: Option<i32>,
     piece: Option<i32>,
     verbose: Option<bool>,
-}
-
-/// The elements of a list (before the end marker) and the slots a scan
-/// reads.
-fn scan(slots: &[i32]) -> (&[i32], u64) {
-    match slots.iter().position(|&v| v == LIST_END) {
-        Some(n) => (&slots[..n], n as u64 + 1),
-        None => (slots, slots.len() as u64),
-    }
 }
 
 fn ones(m: u64) -> u64 {
     u64::from(m.count_ones())
 }
 
+fn sum(elements: &[i32], f: impl Fn(i32) -> u64) -> u64 {
+    elements.iter().map(|&e| f(e)).sum()
+}
+
 impl Work {
-    /// The work on a list's elements (`scanned` slots read), exactly.
+    /// The work on a list's elements (`scanned` slots read of `slots`).
     fn measure(self, elements: &[i32], scanned: u64, slots: u64, elem: ElemKind) -> u64 {
-        let sum = |f: &dyn Fn(i32) -> u64| elements.iter().map(|&e| f(e)).sum::<u64>();
         match self {
             Work::Call => 1,
             Work::Slots => scanned,
+            Work::Elements => elements.len() as u64,
             Work::Union => ones(
                 elements
                     .iter()
                     .filter_map(|&e| sets::square_set(e))
                     .fold(0, |acc, m| acc | m),
             ),
-            Work::Squares => sum(&|e| sets::square_set(e).map_or(0, ones)),
-            Work::Moves => sum(&|e| match sets::move_squares(e) {
+            Work::Squares => sum(elements, |e| sets::square_set(e).map_or(0, ones)),
+            Work::Moves => sum(elements, |e| match sets::move_squares(e) {
                 Some((from, to))
                     if sets::concrete_square(from).is_some()
                         || sets::concrete_square(to).is_some() =>
@@ -566,13 +592,13 @@ impl Work {
                 }
                 _ => 0,
             }),
-            Work::Segments => sum(&|e| {
+            Work::Segments => sum(elements, |e| {
                 sets::move_squares(e)
                     .and_then(|(f, t)| sets::line_segment(f, t))
                     .map_or(0, ones)
             }),
-            Work::ColourSquares => sum(&|e| sets::square_colour_set(e).map_or(0, ones)),
-            Work::ListedPieces => sum(&|e| {
+            Work::ColourSquares => sum(elements, |e| sets::square_colour_set(e).map_or(0, ones)),
+            Work::ListedPieces => sum(elements, |e| {
                 sets::piece(e).map_or(0, |(c, k)| u64::from(c.count_ones() * k.count_ones()))
             }),
             Work::Files => {
@@ -593,66 +619,90 @@ impl Work {
     fn bound(self, slots: u64) -> u64 {
         match self {
             Work::Call => 1,
-            Work::Slots => slots,
+            Work::Slots | Work::Elements => slots,
             Work::Union | Work::Files => 64,
-            Work::Squares | Work::Moves | Work::ColourSquares => 64 * slots,
-            Work::Segments => 8 * slots,
-            Work::ListedPieces => 12 * slots,
+            Work::Squares | Work::Moves | Work::ColourSquares => slots.saturating_mul(64),
+            Work::Segments => slots.saturating_mul(8),
+            Work::ListedPieces => slots.saturating_mul(12),
             Work::Out(n) => slots.min(u64::from(n)),
         }
     }
 
     /// The work, exactly when it is known; else `Err` with an upper bound
     /// (`None`: no bound, the list is unknown).
-    fn of(self, inputs: &Inputs<'_>) -> Result<u64, Option<u64>> {
-        match (self, inputs.list) {
+    fn of(self, list: ListView<'_>, elem: ElemKind) -> Result<u64, Option<u64>> {
+        match (self, list) {
             (Work::Call, _) => Ok(1),
-            (_, Arg::List(slots)) => {
-                let (elements, scanned) = scan(slots);
-                Ok(self.measure(elements, scanned, slots.len() as u64, inputs.elem))
-            }
-            (_, Arg::Slots(n)) => Err(Some(self.bound(u64::from(n)))),
-            (Work::Union, Arg::Mask(m)) => Ok(ones(m)),
-            // A folded pattern scans nothing; no other work applies to one.
-            (_, Arg::Mask(_)) => Ok(0),
-            (_, Arg::Unknown | Arg::Int(_)) => Err(None),
+            (
+                _,
+                ListView::Known {
+                    elements,
+                    scanned,
+                    slots,
+                },
+            ) => Ok(self.measure(elements, scanned, slots, elem)),
+            (_, ListView::Slots(n)) => Err(Some(self.bound(n))),
+            (_, ListView::Unknown) => Err(None),
         }
     }
 }
 
+/// The kinds `CtrlSqrs` gives a bonus to: a queen as rook and bishop.
+fn control_kinds(ks: u8) -> u8 {
+    if ks & (1 << kind::QUEEN) != 0 {
+        (ks & !(1 << kind::QUEEN)) | (1 << kind::ROOK) | (1 << kind::BISHOP)
+    } else {
+        ks
+    }
+}
+
+#[inline]
+fn colour_count(v: i32) -> u64 {
+    sets::colours(v).map_or(0, |cs| u64::from(cs.count_ones()))
+}
+
+#[inline]
+fn piece_count(v: i32, kinds: impl Fn(u8) -> u8) -> u64 {
+    sets::piece(v).map_or(0, |(cs, ks)| {
+        u64::from(cs.count_ones() * kinds(ks).count_ones())
+    })
+}
+
 impl Per {
+    /// The multiplier at run time, every argument known (a selector the
+    /// intrinsic does not have reads as 0; the table tests make sure each
+    /// term's selector exists).
+    #[inline]
+    fn exact(self, colour: i32, piece: i32, verbose: bool) -> u64 {
+        match self {
+            Per::One => 1,
+            Per::Colours => colour_count(colour),
+            Per::Pieces => piece_count(piece, |ks| ks),
+            Per::Movers => piece_count(piece, |ks| ks & !(1 << kind::PAWN)),
+            Per::ControlPieces => piece_count(piece, control_kinds),
+            Per::Verbose => u64::from(verbose),
+            Per::VerboseColours if verbose => colour_count(colour),
+            Per::VerboseColours => 0,
+        }
+    }
+
     /// The multiplier, exactly when its argument is known; else `Err`
     /// with its largest value.
-    fn of(self, inputs: &Inputs<'_>) -> Result<u64, u64> {
-        let colours =
-            |v: Option<i32>| v.map(|c| sets::colours(c).map_or(0, |cs| u64::from(cs.count_ones())));
-        let pieces = |mask: fn(u8) -> u8| {
-            inputs.piece.map(|v| {
-                sets::piece(v).map_or(0, |(cs, ks)| {
-                    u64::from(cs.count_ones() * mask(ks).count_ones())
-                })
-            })
-        };
+    fn of(self, s: Selectors) -> Result<u64, u64> {
         let (value, max) = match self {
             Per::One => (Some(1), 1),
-            Per::Colours => (colours(inputs.colour), 2),
-            Per::Pieces => (pieces(|ks| ks), 12),
-            Per::Movers => (pieces(|ks| ks & !(1 << kind::PAWN)), 10),
-            Per::ControlPieces => (
-                pieces(|ks| {
-                    if ks & (1 << kind::QUEEN) != 0 {
-                        (ks & !(1 << kind::QUEEN)) | (1 << kind::ROOK) | (1 << kind::BISHOP)
-                    } else {
-                        ks
-                    }
-                }),
+            Per::Colours => (s.colour.map(colour_count), 2),
+            Per::Pieces => (s.piece.map(|v| piece_count(v, |ks| ks)), 12),
+            Per::Movers => (
+                s.piece.map(|v| piece_count(v, |ks| ks & !(1 << kind::PAWN))),
                 10,
             ),
-            Per::Verbose => (inputs.verbose.map(u64::from), 1),
+            Per::ControlPieces => (s.piece.map(|v| piece_count(v, control_kinds)), 10),
+            Per::Verbose => (s.verbose.map(u64::from), 1),
             Per::VerboseColours => (
-                match inputs.verbose {
+                match s.verbose {
                     Some(false) => Some(0),
-                    Some(true) => colours(inputs.colour),
+                    Some(true) => s.colour.map(colour_count),
                     None => None,
                 },
                 2,
@@ -663,53 +713,46 @@ impl Per {
 }
 
 impl Term {
+    /// The fuel for `work` times `per`. `of` is a power of two (a test
+    /// checks the table), so the division is a shift: a 64-bit division
+    /// costs more than the rest of a cost together.
+    #[inline]
     fn charge(&self, work: u64, per: u64) -> u64 {
-        (work.saturating_mul(per) / u64::from(self.of.max(1))).saturating_mul(u64::from(self.units))
+        (work.saturating_mul(per) >> self.of.trailing_zeros()).saturating_mul(u64::from(self.units))
     }
 }
 
 impl IntrinsicInfo {
-    /// The index of the list parameter, if the intrinsic has one.
+    /// The index of the list parameter, if the intrinsic has one (no
+    /// intrinsic has two).
     pub fn list_param(&self) -> Option<usize> {
         self.params
             .iter()
             .position(|p| matches!(p.kind, ParamKind::List { .. }))
     }
 
+    /// The index of the first parameter of `kind`.
     fn param_of(&self, kind: ParamKind) -> Option<usize> {
         self.params.iter().position(|p| p.kind == kind)
     }
 
-    /// The cost of a call with these arguments (one per parameter) and
-    /// verbose mode: `Ok` exactly, or `Err` with an upper bound over
+    /// The element kind of the list parameter.
+    fn elem(&self) -> ElemKind {
+        match self.list_param().map(|k| self.params[k].kind) {
+            Some(ParamKind::List { elem, .. }) => elem,
+            _ => ElemKind::Any,
+        }
+    }
+
+    /// The cost of a call: `Ok` exactly, or `Err` with an upper bound over
     /// everything not known (`None`: no bound).
-    fn evaluate(&self, args: &[Arg<'_>], verbose: Option<bool>) -> Result<u64, Option<u64>> {
-        let int = |k: Option<usize>| match k.and_then(|k| args.get(k)) {
-            Some(Arg::Int(v)) => Some(*v),
-            _ => None,
-        };
-        let (list, elem) = match self.list_param() {
-            Some(k) => (
-                args.get(k).copied().unwrap_or(Arg::Unknown),
-                match self.params[k].kind {
-                    ParamKind::List { elem, .. } => elem,
-                    _ => ElemKind::Any,
-                },
-            ),
-            None => (Arg::Unknown, ElemKind::Any),
-        };
-        let inputs = Inputs {
-            list,
-            elem,
-            colour: int(self.param_of(COLOUR)),
-            piece: int(self.param_of(PIECE)),
-            verbose,
-        };
+    fn total(&self, list: ListView<'_>, s: Selectors) -> Result<u64, Option<u64>> {
+        let elem = self.elem();
         let mut total = u64::from(self.cost.base.max(1));
         let mut exact = true;
         for term in self.cost.terms {
-            let work = term.work.of(&inputs);
-            let per = term.per.of(&inputs);
+            let work = term.work.of(list, elem);
+            let per = term.per.of(s);
             exact &= work.is_ok() && per.is_ok();
             let w = match work {
                 Ok(w) | Err(Some(w)) => w,
@@ -724,6 +767,27 @@ impl IntrinsicInfo {
             Err(Some(total))
         }
     }
+
+    /// [`IntrinsicInfo::total`] for arguments known before run time.
+    fn total_known(&self, args: &[Arg<'_>]) -> Result<u64, Option<u64>> {
+        let int = |k: Option<usize>| match k.and_then(|k| args.get(k)) {
+            Some(Arg::Int(v)) => Some(*v),
+            _ => None,
+        };
+        let list = match self.list_param().and_then(|k| args.get(k)) {
+            Some(Arg::List(slots)) => ListView::of(slots),
+            Some(Arg::Slots(n)) => ListView::Slots(u64::from(*n)),
+            _ => ListView::Unknown,
+        };
+        self.total(
+            list,
+            Selectors {
+                colour: int(self.param_of(COLOUR)),
+                piece: int(self.param_of(PIECE)),
+                verbose: None,
+            },
+        )
+    }
 }
 
 /// The fuel a call of intrinsic `id` charges, at run time: `args` are
@@ -734,33 +798,47 @@ impl IntrinsicInfo {
 /// [`IntrinsicInfo::cost`] column and `docs/cvm.md` ("Fuel").
 ///
 /// ```
-/// use cvm::intrinsics::{by_name, cost};
+/// use cvm::intrinsics::{by_name, cost, EXCHANGE, REACH};
 /// let module = cvm::asm::assemble(".list l 4 = 80 80\n.func main params 0 lists 0 locals 0 stack 1 proc\n ret\n.end").unwrap();
 /// let memory = cvm::runtime::Memory::new(&module);
-/// let (id, _) = by_name("ExchngCtrl").unwrap();
-/// // `?` over `..`: both colours' reach and 64 exchanges each.
-/// assert_eq!(cost(id, &memory, false, &[2, 0]), 2 + 2 * 175 + 2 * 64 * 27);
+/// let (id, info) = by_name("ExchngCtrl").unwrap();
+/// // `?` over `..` `..`: both colours' reach and 64 exchanges each.
+/// let base = u64::from(info.cost.base);
+/// assert_eq!(cost(id, &memory, false, &[2, 0]), base + 2 * u64::from(REACH + 64 * EXCHANGE));
 /// ```
 pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
     let Some(info) = INTRINSICS.get(id as usize) else {
         return 1;
     };
+    let base = u64::from(info.cost.base.max(1));
     if info.cost.terms.is_empty() {
-        return u64::from(info.cost.base.max(1));
+        return base;
     }
-    let list = info.list_param();
-    let mut known = [Arg::Unknown; MAX_PARAMS];
-    for (k, (slot, &v)) in known.iter_mut().zip(args).enumerate() {
-        *slot = if Some(k) == list {
-            Arg::List(list_slots(memory, v))
-        } else {
-            Arg::Int(v)
-        };
+    let (mut list, mut colour, mut piece) = (None, 0, 0);
+    let mut elem = ElemKind::Any;
+    for (p, &v) in info.params.iter().zip(args) {
+        match p.kind {
+            ParamKind::List { elem: e, .. } => {
+                list = Some(list_slots(memory, v));
+                elem = e;
+            }
+            ParamKind::Colour => colour = v,
+            ParamKind::Piece => piece = v,
+            _ => {}
+        }
     }
-    match info.evaluate(&known[..args.len().min(MAX_PARAMS)], Some(verbose)) {
-        Ok(c) | Err(Some(c)) => c,
-        Err(None) => u64::from(info.cost.base.max(1)),
+    let slots = list.unwrap_or(&[]);
+    let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
+        Some(n) => (&slots[..n], n as u64 + 1),
+        None => (slots, slots.len() as u64),
+    };
+    let mut total = base;
+    for term in info.cost.terms {
+        let work = term.work.measure(elements, scanned, slots.len() as u64, elem);
+        let per = term.per.exact(colour, piece, verbose);
+        total = total.saturating_add(term.charge(work, per));
     }
+    total
 }
 
 /// The slots of list `id` (none for a number that is not a list).
@@ -779,14 +857,14 @@ fn list_slots(memory: &Memory, id: i32) -> &[i32] {
 /// the cost depends on is known (a list by its contents, which must not
 /// change before the call) and it does not depend on verbose mode.
 pub fn cost_known(id: u32, args: &[Arg<'_>]) -> Option<u64> {
-    INTRINSICS.get(id as usize)?.evaluate(args, None).ok()
+    INTRINSICS.get(id as usize)?.total_known(args).ok()
 }
 
 /// The most a call can charge given what is known of its arguments (an
 /// unknown int or contents: the worst value; verbose mode on); `None`
 /// when a list argument is not known at least by its size.
 pub fn cost_bound(id: u32, args: &[Arg<'_>]) -> Option<u64> {
-    match INTRINSICS.get(id as usize)?.evaluate(args, None) {
+    match INTRINSICS.get(id as usize)?.total_known(args) {
         Ok(c) | Err(Some(c)) => Some(c),
         Err(None) => None,
     }
@@ -798,26 +876,38 @@ pub fn cost_bound(id: u32, args: &[Arg<'_>]) -> Option<u64> {
 /// that scan is free ([`fold_surcharge`] 0), so that both forms charge
 /// the same.
 pub fn cost_folded(id: u32, arg: i32, mask: u64) -> u64 {
-    folded(id, Arg::Int(arg), mask).unwrap_or(1)
+    folded(id, Some(arg), mask)
 }
 
 /// The most a folded pattern can charge whatever its scalar argument.
 pub fn cost_folded_bound(id: u32, mask: u64) -> u64 {
-    folded(id, Arg::Unknown, mask).unwrap_or(1)
+    folded(id, None, mask)
 }
 
-fn folded(id: u32, arg: Arg<'_>, mask: u64) -> Option<u64> {
-    let info = INTRINSICS.get(id as usize)?;
-    let list = info.list_param()?;
-    let mut args = [Arg::Unknown; MAX_PARAMS];
-    args[list] = Arg::Mask(mask);
-    if let Some(k) = (0..info.params.len()).find(|&k| k != list) {
-        args[k] = arg;
+fn folded(id: u32, arg: Option<i32>, mask: u64) -> u64 {
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        return 1;
+    };
+    let mut total = u64::from(info.cost.base.max(1));
+    for term in info.cost.terms {
+        // A folded pattern scans nothing; its list's squares are the mask.
+        let work = match term.work {
+            Work::Call => 1,
+            Work::Union => ones(mask),
+            _ => continue,
+        };
+        let per = match arg {
+            Some(v) => term.per.exact(v, v, false),
+            None => term.per.of(Selectors {
+                colour: None,
+                piece: None,
+                verbose: Some(false),
+            })
+            .unwrap_or_else(|max| max),
+        };
+        total = total.saturating_add(term.charge(work, per));
     }
-    match info.evaluate(&args[..info.params.len()], Some(false)) {
-        Ok(c) | Err(Some(c)) => Some(c),
-        Err(None) => None,
-    }
+    total
 }
 
 /// What the list form of pattern intrinsic `id` on a list with these
@@ -828,16 +918,321 @@ pub fn fold_surcharge(id: u32, slots: &[i32]) -> u64 {
     let Some(info) = INTRINSICS.get(id as usize) else {
         return 0;
     };
-    let (elements, scanned) = scan(slots);
+    let ListView::Known {
+        elements,
+        scanned,
+        slots,
+    } = ListView::of(slots)
+    else {
+        return 0;
+    };
     info.cost
         .terms
         .iter()
         .filter(|t| !matches!(t.work, Work::Call | Work::Union))
-        .map(|t| {
-            let w = t
-                .work
-                .measure(elements, scanned, slots.len() as u64, ElemKind::Square);
-            t.charge(w, 1)
-        })
+        .map(|t| t.charge(t.work.measure(elements, scanned, slots, info.elem()), 1))
         .sum()
+}
+
+impl Work {
+    /// How `docs/cvm.md` names the work.
+    fn name(self) -> String {
+        match self {
+            Work::Call => "1".into(),
+            Work::Slots => "slots".into(),
+            Work::Elements => "elements".into(),
+            Work::Union => "union".into(),
+            Work::Squares => "squares".into(),
+            Work::Moves => "moves".into(),
+            Work::Segments => "segments".into(),
+            Work::ColourSquares => "colour-squares".into(),
+            Work::ListedPieces => "listed-pieces".into(),
+            Work::Files => "file-squares".into(),
+            Work::Out(n) => format!("min(slots, {n})"),
+        }
+    }
+}
+
+impl Per {
+    /// How `docs/cvm.md` names the multiplier.
+    fn name(self) -> &'static str {
+        match self {
+            Per::One => "",
+            Per::Colours => "colours",
+            Per::Pieces => "pieces",
+            Per::Movers => "movers",
+            Per::ControlPieces => "control-pieces",
+            Per::Verbose => "verbose",
+            Per::VerboseColours => "verbose-colours",
+        }
+    }
+}
+
+impl std::fmt::Display for Term {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut product = Vec::new();
+        if self.work != Work::Call || self.per == Per::One {
+            product.push(self.work.name());
+        }
+        if self.per != Per::One {
+            product.push(self.per.name().to_string());
+        }
+        let product = product.join(" × ");
+        let units = if self.units == 1 {
+            String::new()
+        } else {
+            format!("{} × ", self.units)
+        };
+        if self.of == 1 {
+            write!(f, "{units}{product}")
+        } else {
+            write!(f, "{units}⌊{product} / {}⌋", self.of)
+        }
+    }
+}
+
+/// The cost column of the intrinsic table as the Markdown table in
+/// `docs/cvm.md` ("Fuel"); a test keeps the document current.
+pub fn cost_markdown() -> String {
+    let mut s = String::from("| intrinsic | fuel |\n|---|---|\n");
+    for info in INTRINSICS {
+        let mut parts = vec![info.cost.base.to_string()];
+        parts.extend(info.cost.terms.iter().map(|t| t.to_string()));
+        s.push_str(&format!("| `{}` | {} |\n", info.name, parts.join(" + ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::{ListDef, Module};
+
+    /// A memory with one list of `slots` slots holding `values` first.
+    fn memory(values: &[i32], capacity: u32) -> Memory {
+        let mut module = Module::default();
+        module.lists.push(ListDef {
+            name: "l".into(),
+            capacity,
+            init: values.to_vec(),
+        });
+        Memory::new(&module)
+    }
+
+    fn id(name: &str) -> u32 {
+        by_name(name).expect("intrinsic").0
+    }
+
+    fn sq(s: &str) -> i32 {
+        lit::parse_square(s).expect("square")
+    }
+
+    #[test]
+    fn the_table_is_well_formed() {
+        for info in INTRINSICS {
+            let c = info.cost;
+            assert!(c.base >= 1, "{}: a call costs at least 1", info.name);
+            let list = info.list_param().map(|k| info.params[k].kind);
+            for t in c.terms {
+                assert!(t.of.is_power_of_two(), "{}: {t}", info.name);
+                assert!(t.units >= 1, "{}: {t}", info.name);
+                match t.work {
+                    Work::Call => {}
+                    Work::Out(_) => assert!(
+                        matches!(list, Some(ParamKind::List { out: true, .. })),
+                        "{}: {t} needs an output list",
+                        info.name
+                    ),
+                    _ => assert!(
+                        matches!(list, Some(ParamKind::List { out: false, .. })),
+                        "{}: {t} needs a list it reads",
+                        info.name
+                    ),
+                }
+                let needs = match t.per {
+                    Per::Colours | Per::VerboseColours => Some(COLOUR),
+                    Per::Pieces | Per::Movers | Per::ControlPieces => Some(PIECE),
+                    Per::One | Per::Verbose => None,
+                };
+                if let Some(kind) = needs {
+                    assert!(info.param_of(kind).is_some(), "{}: {t}", info.name);
+                }
+            }
+            // A folded form charges the list form's cost less the scan,
+            // which must not depend on the scalar argument.
+            if info.fold.is_some() {
+                for t in c.terms {
+                    assert!(
+                        matches!(t.work, Work::Call | Work::Union)
+                            || (t.work == Work::Slots && t.per == Per::One),
+                        "{}: {t} cannot be folded",
+                        info.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hand_computed_costs() {
+        let all = sq("..");
+        let m = memory(&[all, all], 4);
+        // `?` over `..` `..`: both colours' reach and 64 exchanges each.
+        let exchange = id("ExchngCtrl");
+        let base = u64::from(INTRINSICS[exchange as usize].cost.base);
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::ANY_COLOUR, 0]),
+            base + 2 * u64::from(REACH) + 2 * 64 * u64::from(EXCHANGE)
+        );
+        // One colour; an invalid colour evaluates nothing.
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::WHITE, 0]),
+            base + u64::from(REACH) + 64 * u64::from(EXCHANGE)
+        );
+        assert_eq!(cost(exchange, &m, false, &[7, 0]), base);
+        // A square, a file: the union has 8 squares.
+        let m = memory(&[sq("e4"), sq("e.")], 2);
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::WHITE, 0]),
+            base + u64::from(REACH) + 8 * u64::from(EXCHANGE)
+        );
+        // SetSqrs with `??` (12 pieces) on `..` (64 squares) and e4: the
+        // three slots and the 65 squares, each per eight and per piece.
+        let m = memory(&[all, sq("e4")], 2);
+        let set = id("SetSqrs");
+        let base = u64::from(INTRINSICS[set as usize].cost.base);
+        let any = lit::parse_piece("??").unwrap();
+        assert_eq!(cost(set, &m, false, &[any, 5, 0]), base + 3 * 12 / 8 + 65 * 12 / 8);
+        // A Get form: the slots it may write, at most 65.
+        let get = id("GetPcOnSqrs");
+        let base = u64::from(INTRINSICS[get as usize].cost.base);
+        assert_eq!(cost(get, &memory(&[], 100), false, &[any, 0]), base + 65 / 16);
+        assert_eq!(cost(get, &memory(&[], 3), false, &[any, 0]), base);
+        // Verbose mode pays for the lines: one per move and colour.
+        let moves = id("SetMvs");
+        let m = memory(&[lit::parse_move("e2e4").unwrap()], 1);
+        let quiet = cost(moves, &m, false, &[lit::ANY_COLOUR, 10, 0]);
+        let verbose = cost(moves, &m, true, &[lit::ANY_COLOUR, 10, 0]);
+        assert_eq!(verbose - quiet, 2 * u64::from(LINE));
+        // No terms: the base.
+        assert_eq!(cost(id("NxtSqr"), &m, true, &[sq("e4")]), 1);
+    }
+
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed | 1;
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    /// A value a list element or argument may be: chess values of every
+    /// kind, end markers and junk.
+    fn value(r: u64) -> i32 {
+        match r % 10 {
+            0 => -1,
+            1 => (r >> 8) as i32,
+            2 => lit::MOVE_BASE + ((r >> 8) % (81 * 128)) as i32,
+            3 => lit::PIECE_BASE + ((r >> 8) % 24) as i32,
+            4 => lit::COLUMN_BASE + ((r >> 8) % 9) as i32,
+            5 => lit::SIDE_BASE + ((r >> 8) % 6) as i32,
+            6 => lit::SQCOLOR_BASE + ((r >> 8) % 4) as i32,
+            7 => ((r >> 8) % 3) as i32,
+            _ => ((r >> 8) % 82) as i32,
+        }
+    }
+
+    /// The run-time cost, the cost known before run time and the bound
+    /// agree: equal when everything is known, the bound never below.
+    #[test]
+    fn exact_known_and_bounded_costs_agree() {
+        let mut next = xorshift(0xF0E1);
+        for _ in 0..20_000 {
+            let id = (next() % INTRINSICS.len() as u64) as u32;
+            let info = &INTRINSICS[id as usize];
+            let capacity = (next() % 12) as u32;
+            let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
+            let values = &values[..values.len().min(capacity as usize)];
+            let m = memory(values, capacity);
+            let list = info.list_param();
+            let args: Vec<i32> = (0..info.params.len())
+                .map(|k| if Some(k) == list { 0 } else { value(next()) })
+                .collect();
+            let verbose = next() % 2 == 0;
+            let exact = cost(id, &m, verbose, &args);
+            assert!(exact >= 1);
+            let known: Vec<Arg<'_>> = (0..args.len())
+                .map(|k| {
+                    if Some(k) == list {
+                        Arg::List(m.list(0))
+                    } else {
+                        Arg::Int(args[k])
+                    }
+                })
+                .collect();
+            let uses_verbose = info
+                .cost
+                .terms
+                .iter()
+                .any(|t| matches!(t.per, Per::Verbose | Per::VerboseColours));
+            if !uses_verbose {
+                assert_eq!(cost_known(id, &known), Some(exact), "{}", info.name);
+            }
+            let bound = cost_bound(id, &known).expect("a bound");
+            assert!(bound >= exact, "{}: {bound} < {exact}", info.name);
+            // Knowing only the slot count, or nothing of an int.
+            let vague: Vec<Arg<'_>> = (0..args.len())
+                .map(|k| {
+                    if Some(k) == list {
+                        Arg::Slots(capacity + 1)
+                    } else if next() % 2 == 0 {
+                        Arg::Unknown
+                    } else {
+                        Arg::Int(args[k])
+                    }
+                })
+                .collect();
+            let bound = cost_bound(id, &vague).expect("a bound");
+            assert!(bound >= exact, "{}: {bound} < {exact} ({vague:?})", info.name);
+            if let Some(k) = list {
+                let mut unknown = vague.clone();
+                unknown[k] = Arg::Unknown;
+                let reads = info.cost.terms.iter().any(|t| t.work != Work::Call);
+                assert_eq!(cost_bound(id, &unknown).is_none(), reads, "{}", info.name);
+            }
+        }
+    }
+
+    /// A pattern folded into a mask charges what the list form charges
+    /// when the list's scan is free (the optimizer's condition), and its
+    /// bound covers every argument.
+    #[test]
+    fn folded_forms_charge_the_list_forms_cost() {
+        let mut next = xorshift(0xF01D);
+        for info_id in 0..INTRINSICS.len() as u32 {
+            let info = &INTRINSICS[info_id as usize];
+            if info.fold.is_none() {
+                continue;
+            }
+            for _ in 0..2_000 {
+                let n = next() % 10;
+                let els: Vec<i32> = (0..n).map(|_| (next() % 81) as i32).collect();
+                let capacity = n as u32 + (next() % 3) as u32;
+                let m = memory(&els, capacity);
+                let mask = els.iter().fold(0, |acc, &e| acc | lit::square_mask(e));
+                let arg = value(next());
+                let list_form = cost(info_id, &m, false, &[arg, 0]);
+                let folded = cost_folded(info_id, arg, mask);
+                assert_eq!(
+                    list_form,
+                    folded + fold_surcharge(info_id, m.list(0)),
+                    "{} {els:?}",
+                    info.name
+                );
+                assert!(cost_folded_bound(info_id, mask) >= folded);
+            }
+        }
+    }
 }
