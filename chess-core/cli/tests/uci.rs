@@ -537,3 +537,131 @@ fn conversation_with_the_binary() {
     assert!(status.success());
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// A program whose `main()` (or, with `in_hook`, whose `Evaluate()` hook) never ends, spending
+/// its time in the heaviest intrinsics: exchange evaluation over every square and the `Get`
+/// forms that fill lists.
+fn runaway_program(in_hook: bool) -> String {
+    let decls = "var n;\n";
+    let spin = "
+    while 1 do
+        n := n + GetExchngCtrl(?, sqrs);
+        if ExchngCtrl(w, ..) then n := n + 1; end;
+        if orExchngCtrl(b, ..) then n := n + 1; end;
+        n := n + GetControl(wQ, sqrs);
+    end;";
+    if in_hook {
+        format!(
+            "list sqrs[65];\nprocedure main()\nbegin\n  SetSqrs(wN, 10, e5);\nend;\n\
+             function Evaluate()\n{decls}begin\n{spin}\n  return n;\nend;\n"
+        )
+    } else {
+        format!("list sqrs[65];\nprocedure main()\n{decls}begin\n{spin}\nend;\n")
+    }
+}
+
+/// `go movetime 1000` with a runaway advice program in root or node mode on `backend`: the
+/// engine answers with a legal move, long before the generous bound of 5 s (the exact figure is
+/// in docs/engine.md), and says with `info string` that the program failed.
+fn runaway_program_does_not_stall_the_engine(in_hook: bool, backend: &str) {
+    let dir = std::env::temp_dir().join(format!(
+        "che-runaway-{}-{in_hook}-{backend}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("runaway.che");
+    std::fs::write(&file, runaway_program(in_hook)).expect("write program");
+    let mode = if in_hook { "node" } else { "root" };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_che-engine"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let setup = format!(
+        "uci\nsetoption name CheProgram value {}\nsetoption name CheBackend value {backend}\n\
+         setoption name AdviceMode value {mode}\nisready\n",
+        file.display()
+    );
+    stdin.write_all(setup.as_bytes()).expect("send");
+    let wait = std::time::Duration::from_secs(60);
+    let mut lines = Vec::new();
+    loop {
+        let line = rx.recv_timeout(wait).expect("readyok");
+        let done = line == "readyok";
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("advice program") && l.contains("loaded")),
+        "{lines:?}"
+    );
+    let started = std::time::Instant::now();
+    stdin
+        .write_all(b"position startpos\ngo movetime 1000\n")
+        .expect("send");
+    let mut lines = Vec::new();
+    let best = loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .unwrap_or_else(|_| panic!("no bestmove within 5 s ({mode}, {backend}): {lines:?}"));
+        if let Some(m) = line.strip_prefix("bestmove ") {
+            break m.split(' ').next().unwrap_or("").to_string();
+        }
+        lines.push(line);
+    };
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(
+        Position::startpos().parse_uci(&best).is_ok(),
+        "illegal bestmove {best}"
+    );
+    let failure = if in_hook {
+        "the Evaluate() hook failed"
+    } else {
+        "advice program failed at the root"
+    };
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string error:")
+            && l.contains(failure)
+            && l.contains("fuel")),
+        "{mode}, {backend}: no report of the failure in {lines:?}"
+    );
+    stdin.write_all(b"quit\n").expect("send");
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runaway_root_program_on_the_interpreter() {
+    runaway_program_does_not_stall_the_engine(false, "interp");
+}
+
+#[test]
+fn runaway_root_program_on_the_jit() {
+    runaway_program_does_not_stall_the_engine(false, "jit");
+}
+
+#[test]
+fn runaway_leaf_hook_on_the_interpreter() {
+    runaway_program_does_not_stall_the_engine(true, "interp");
+}
+
+#[test]
+fn runaway_leaf_hook_on_the_jit() {
+    runaway_program_does_not_stall_the_engine(true, "jit");
+}

@@ -32,10 +32,64 @@ use std::str::FromStr;
 /// returning centipawns from White's point of view (Che++ has no function for the side to move).
 pub const HOOK_NAME: &str = "Evaluate";
 
-/// Fuel (calls plus backward jumps) for one run of `main()` at the root.
+/// Fuel (calls, backward jumps and the intrinsics' work) for one run of `main()` at the root when
+/// the search has no deadline (`go depth`, `go infinite`, `go nodes`).
 pub const ROOT_FUEL: u64 = 50_000_000;
-/// Fuel for one call of the leaf hook.
+/// Fuel for one call of the leaf hook when the search has no deadline.
 pub const NODE_FUEL: u64 = 200_000;
+
+/// Fuel that runs for at most a millisecond: the slowest time per unit of fuel measured on the
+/// development machine is 100 ns for the interpreter (the JIT is faster), see `docs/cvm.md`,
+/// "Fuel". Fuel is deterministic, so the budget is the same on both backends.
+pub const FUEL_PER_MS: u64 = 10_000;
+/// The share of the move's time the root run of `main()` may take, in percent.
+pub const ROOT_SHARE_PERCENT: u64 = 5;
+/// The share of the move's time one call of the leaf hook may take, per mille.
+pub const NODE_SHARE_PER_MILLE: u64 = 1;
+/// The least fuel a run gets, however short the time: enough for every bundled program.
+pub const MIN_FUEL: u64 = 10_000;
+
+/// The fuel of the root run and of one leaf-hook call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FuelBudget {
+    /// Fuel for `main()` at the root.
+    pub root: u64,
+    /// Fuel for one call of `Evaluate()`.
+    pub node: u64,
+}
+
+impl FuelBudget {
+    /// The budget for a search that must end by `deadline` (its hard time limit), or the fixed
+    /// [`ROOT_FUEL`] and [`NODE_FUEL`] without one. The root run gets [`ROOT_SHARE_PERCENT`] of
+    /// the time and each hook call [`NODE_SHARE_PER_MILLE`], converted at [`FUEL_PER_MS`], never
+    /// less than [`MIN_FUEL`] and never more than the fixed amounts.
+    ///
+    /// ```
+    /// use che_engine::advisor::{FuelBudget, FUEL_PER_MS};
+    /// use std::time::Duration;
+    /// let b = FuelBudget::for_deadline(Some(Duration::from_millis(1000)));
+    /// assert_eq!(b.root, 50 * FUEL_PER_MS); // 5% of a second
+    /// assert_eq!(FuelBudget::for_deadline(None), FuelBudget::UNBOUNDED);
+    /// ```
+    pub fn for_deadline(deadline: Option<std::time::Duration>) -> FuelBudget {
+        let Some(hard) = deadline else {
+            return FuelBudget::UNBOUNDED;
+        };
+        let ms = u64::try_from(hard.as_millis()).unwrap_or(u64::MAX);
+        let fuel =
+            |share: u64, per: u64| ms.saturating_mul(share).saturating_mul(FUEL_PER_MS) / per;
+        FuelBudget {
+            root: fuel(ROOT_SHARE_PERCENT, 100).clamp(MIN_FUEL, ROOT_FUEL),
+            node: fuel(NODE_SHARE_PER_MILLE, 1000).clamp(MIN_FUEL, NODE_FUEL),
+        }
+    }
+
+    /// The budget without a deadline.
+    pub const UNBOUNDED: FuelBudget = FuelBudget {
+        root: ROOT_FUEL,
+        node: NODE_FUEL,
+    };
+}
 
 /// The example program with a leaf hook (`chess-core/engine/che/evaluate.che`), next to the compiler's
 /// examples it includes.
@@ -292,6 +346,7 @@ impl Advisor {
         let vm = self.prepare(backend)?.instance();
         Ok(Session {
             vm,
+            hook_error: None,
             host,
             hook,
             board_sign: 1,
@@ -309,6 +364,8 @@ pub struct RootRun {
 /// One search's use of the advice program.
 pub struct Session<'a> {
     vm: Box<dyn Vm + 'a>,
+    /// Why the last failed hook call failed.
+    hook_error: Option<String>,
     host: &'a mut AdviceHost,
     hook: Option<u32>,
     /// +1 when White is to move at the leaf, -1 for Black (set per call).
@@ -316,19 +373,31 @@ pub struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Resets the program, runs `main()` on `root`, and returns what it printed; the advice is
-    /// then in [`Session::advice`]. A runtime error is returned as its rendered message.
+    /// Resets the program, runs `main()` on `root` with the unbounded budget, and returns what
+    /// it printed; see [`Session::run_root_within`].
     pub fn run_root(&mut self, root: &Position) -> Result<RootRun, String> {
+        self.run_root_within(root, FuelBudget::UNBOUNDED)
+    }
+
+    /// Resets the program, runs `main()` on `root` with `budget.root` fuel, and returns what it
+    /// printed; the advice is then in [`Session::advice`], and later hook calls get `budget.node`
+    /// fuel each. A runtime error (running out of fuel included) is returned as its rendered
+    /// message.
+    pub fn run_root_within(
+        &mut self,
+        root: &Position,
+        budget: FuelBudget,
+    ) -> Result<RootRun, String> {
         self.vm.reset();
         self.vm.set_limits(Limits {
-            fuel: Some(ROOT_FUEL),
+            fuel: Some(budget.root),
             ..Limits::default()
         });
         self.host.set_position(root);
         let mut out = CollectOutput::default();
         let result = self.vm.run_entry(self.host, &mut out);
         self.vm.set_limits(Limits {
-            fuel: Some(NODE_FUEL),
+            fuel: Some(budget.node),
             ..Limits::default()
         });
         match result {
@@ -358,10 +427,20 @@ impl Session<'_> {
             Colour::White => 1,
             Colour::Black => -1,
         };
-        let done = self.vm.call(hook, &[], self.host, &mut NullOutput);
-        done.ok()?
-            .value()
-            .map(|v| v.saturating_mul(self.board_sign))
+        let done = match self.vm.call(hook, &[], self.host, &mut NullOutput) {
+            Ok(done) => done,
+            Err(e) => {
+                self.hook_error = Some(e.to_string());
+                return None;
+            }
+        };
+        done.value().map(|v| v.saturating_mul(self.board_sign))
+    }
+
+    /// Why the last failed call of the leaf hook failed (a runtime error, running out of fuel
+    /// included), if one did.
+    pub fn hook_error(&self) -> Option<&str> {
+        self.hook_error.as_deref()
     }
 }
 

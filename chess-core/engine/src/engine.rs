@@ -11,7 +11,7 @@
 //! The engine is not `Send` (the JIT's compiled code is tied to its thread); the front ends run it
 //! on a worker thread ([`crate::worker`]).
 
-use crate::advisor::{AdviceMode, Advisor};
+use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::eval::{Breakdown, EvalParams, Evaluator};
 use crate::host::AdviceHost;
 use crate::options::{Change, EngineOptions, OptionError};
@@ -322,7 +322,8 @@ impl Engine {
                         break 'search None;
                     }
                 };
-                let params = match session.run_root(&root) {
+                let budget = FuelBudget::for_deadline(plan.hard);
+                let params = match session.run_root_within(&root, budget) {
                     Ok(run) => {
                         let table = session.advice();
                         let verbose = self.options.verbose || table.verbose != 0;
@@ -336,7 +337,10 @@ impl Engine {
                         EvalParams::new(&self.options.styles.with_advice(table), Some(table))
                     }
                     Err(e) => {
-                        notes.push(format!("error: advice program failed at the root: {e}"));
+                        notes.push(format!(
+                            "error: advice program failed at the root ({} units of fuel): {e}; searching without its advice",
+                            budget.root
+                        ));
                         self.bonuses.clear();
                         EvalParams::new(&self.options.styles, None)
                     }
@@ -363,10 +367,11 @@ impl Engine {
                 };
                 let result = search::run(ctx, &setup, &mut report);
                 if result.hook_failed {
-                    notes.push(
-                        "error: the Evaluate() hook failed during the search and was switched off"
-                            .to_string(),
-                    );
+                    notes.push(format!(
+                        "error: the Evaluate() hook failed during the search ({} units of fuel a call): {}; it was switched off",
+                        budget.node,
+                        session.hook_error().unwrap_or("no value")
+                    ));
                 }
                 break 'search Some(result);
             }

@@ -1,8 +1,14 @@
 //! # The Che Virtual Machine
 //!
-//! `cvm` is the stable library of the Che project: the CVM instruction set,
-//! the `.cmp` module format, the assembler and disassembler, the verifier,
-//! and the interpreter. Chrilly Donninger's Che++ compiled to a virtual
+//! `cvm` is the stable core of the Che project: the CVM instruction set,
+//! the `.cmp` module format, the assembler and disassembler, the builder,
+//! the verifier, the interpreter, the loophole optimizer and the one VM
+//! interface every backend implements. Front ends (the Che++ compiler is the
+//! crate `chepp`), backends (the Cranelift JIT is the crate `jit`) and test
+//! tooling (`cvm-testkit`) are crates of their own; the chess rules behind
+//! the intrinsics live in `cvm-chess`, below this crate (`docs/cvm.md`,
+//! "What the crate holds, and why the chess lives next door", and
+//! "Stability"). Chrilly Donninger's Che++ compiled to a virtual
 //! machine of uniform 4-byte words with 8-byte jumps; this crate keeps that
 //! word format as its interchange form and runs it safely: only code that
 //! the verifier accepted can run, and no input (bytes, source or data) can
@@ -20,7 +26,10 @@
 //! | verification | [`verify`] |
 //! | run-time state, output, host, errors | [`runtime`] |
 //! | intrinsic functions (one table) | [`intrinsics`] |
+//! | optimization (CVM in, CVM out) | [`opt`] |
+//! | the VM interface and the backend choice | [`vm`] |
 //! | interpretation | [`interp`] |
+//! | facts about lists, shared with backends | [`analysis`] |
 //!
 //! ## Example
 //! Load bytes, verify, run a function with arguments, read the result:

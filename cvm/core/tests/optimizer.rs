@@ -312,5 +312,88 @@ proptest! {
         // still verify and behave the same.
         let (o2, _) = optimize(&o);
         prop_assert_eq!(run(&o, limits), run(&o2, limits));
+        // Inlining stays within the program's growth budget.
+        let bound = growth_bound(&p);
+        prop_assert!(instructions(&o) <= bound, "{} instructions, bound {bound}", instructions(&o));
+    }
+}
+
+/// Instructions of a program.
+fn instructions(p: &Program) -> usize {
+    p.function_infos().iter().map(|f| f.instrs.len()).sum()
+}
+
+/// The most instructions the optimizer may turn `p` into: the bound
+/// `docs/optimizer.md` documents, twice the size plus 256 (the other
+/// rewrites only shrink code).
+fn growth_bound(p: &Program) -> usize {
+    2 * instructions(p) + 256
+}
+
+/// Functions calling the next level `fanout` times each, `levels` deep: the
+/// shape that made unbudgeted inlining grow exponentially.
+fn call_tree(levels: usize, fanout: usize) -> Program {
+    let mut text = String::from(".entry main\n");
+    text.push_str(".func f0 params 1 lists 0 locals 0 stack 2 value\n    ldl 0\n    add.i 1\n    retv\n.end\n");
+    for level in 1..levels {
+        text.push_str(&format!(
+            ".func f{level} params 1 lists 0 locals 0 stack 2 value\n    ldl 0\n"
+        ));
+        for _ in 0..fanout {
+            text.push_str(&format!("    call f{}\n", level - 1));
+        }
+        text.push_str("    retv\n.end\n");
+    }
+    text.push_str(&format!(
+        ".func main params 0 lists 0 locals 0 stack 2 value\n    push 1\n    call f{}\n    retv\n.end\n",
+        levels - 1
+    ));
+    Program::new(assemble(&text).expect("assembles")).expect("verifies")
+}
+
+/// `callers` functions each calling one 20-instruction leaf `calls` times:
+/// every call is worth inlining on its own, and together they would make the
+/// program about twenty times larger.
+fn wide_calls(callers: usize, calls: usize) -> Program {
+    let mut text = String::from(
+        ".entry main\n.func leaf params 1 lists 0 locals 0 stack 2 value\n    ldl 0\n",
+    );
+    for k in 0..18 {
+        text.push_str(&format!("    add.i {}\n", k + 1));
+    }
+    text.push_str("    retv\n.end\n");
+    for c in 0..callers {
+        text.push_str(&format!(
+            ".func c{c} params 1 lists 0 locals 0 stack 2 value\n    ldl 0\n"
+        ));
+        for _ in 0..calls {
+            text.push_str("    call leaf\n");
+        }
+        text.push_str("    retv\n.end\n");
+    }
+    text.push_str(".func main params 0 lists 0 locals 0 stack 2 value\n    push 1\n");
+    for c in 0..callers {
+        text.push_str(&format!("    call c{c}\n"));
+    }
+    text.push_str("    retv\n.end\n");
+    Program::new(assemble(&text).expect("assembles")).expect("verifies")
+}
+
+#[test]
+fn inlining_stays_within_the_growth_budget() {
+    let shapes = [(4, 3), (6, 3), (8, 4), (12, 2)]
+        .map(|(levels, fanout)| (format!("tree {levels}x{fanout}"), call_tree(levels, fanout)));
+    let wide = [(10, 10), (40, 40)].map(|(c, k)| (format!("wide {c}x{k}"), wide_calls(c, k)));
+    for (name, p) in shapes.into_iter().chain(wide) {
+        let (o, report) = optimize(&p);
+        assert!(!report.fell_back);
+        assert!(report.inlined > 0, "nothing inlined for {name}");
+        let (n, bound) = (instructions(&o), growth_bound(&p));
+        assert!(n <= bound, "{name}: {n} instructions, bound {bound}");
+        let limits = Limits {
+            fuel: Some(1_000_000),
+            max_depth: 100,
+        };
+        assert_eq!(run(&p, limits), run(&o, limits), "{name}");
     }
 }

@@ -34,7 +34,12 @@
 //! declare list locals), callees larger than [`Limits::max_callee`]
 //! instructions, callees whose `ret`/`retv` leave extra values on their
 //! stack, and any call that would take the caller beyond
-//! [`Limits::max_caller`] instructions or [`Limits::max_slots`] frame slots.
+//! [`Limits::max_caller`] instructions or [`Limits::max_slots`] frame slots,
+//! or the whole program beyond its growth budget ([`Limits::budget`]): at
+//! most [`Limits::growth`] times its own size plus [`Limits::growth_floor`]
+//! instructions may be added, so the optimized program is at most
+//! `(1 + growth) * n + growth_floor` instructions for an input of `n`, however
+//! its calls nest.
 
 use super::ir::{target_index, Body, Ins, Item, Label};
 use crate::intrinsics::INTRINSICS;
@@ -56,6 +61,21 @@ pub struct Limits {
     /// with it and 309M without (the inlined copy trades a call and a
     /// return for more, cheaper dispatches).
     pub recursive: bool,
+    /// Instructions inlining may add to the whole program, per instruction
+    /// of the program before inlining.
+    pub growth: usize,
+    /// Instructions inlining may add to any program, however small.
+    pub growth_floor: usize,
+}
+
+impl Limits {
+    /// The instructions inlining may add to a program of `size`
+    /// instructions: `growth * size + growth_floor`.
+    pub fn budget(&self, size: usize) -> usize {
+        self.growth
+            .saturating_mul(size)
+            .saturating_add(self.growth_floor)
+    }
 }
 
 impl Default for Limits {
@@ -65,6 +85,8 @@ impl Default for Limits {
             max_caller: 1000,
             max_slots: 256,
             recursive: false,
+            growth: 1,
+            growth_floor: 256,
         }
     }
 }
@@ -118,7 +140,9 @@ pub fn callees_first(bodies: &[Body]) -> Vec<usize> {
 /// `func`, which gains the new locals). `bodies` and `functions` hold the
 /// current bodies and table entries of all functions; a recursive call
 /// inlines the function's entry in `bodies`, which the driver keeps at its
-/// state before this step. Returns the number of calls inlined.
+/// state before this step. `budget` is what the program may still grow by
+/// (in instructions); the instructions added are taken from it. Returns
+/// the number of calls inlined.
 pub fn inline_calls(
     caller: usize,
     body: &mut Body,
@@ -126,6 +150,7 @@ pub fn inline_calls(
     bodies: &[Body],
     functions: &[Function],
     limits: Limits,
+    budget: &mut usize,
 ) -> usize {
     // A line table cannot say "no position" after a position, so bodies
     // with and without positions (the code before a module's first line
@@ -162,13 +187,19 @@ pub fn inline_calls(
             continue;
         };
         let fresh = callee.func.frame_slots();
-        if size + callee.size + fresh as usize * 2 + 2 > limits.max_caller
+        // The most an expansion adds: the body, a store and a zeroing per
+        // fresh slot, the entry and exit.
+        let most = callee.size + fresh as usize * 2 + 2;
+        if size + most > limits.max_caller
             || func.frame_slots() + fresh > limits.max_slots
+            || most > *budget
         {
             out.push(item);
             continue;
         }
-        size += callee.expand(call, &mut out, body, func, &mut names);
+        let added = callee.expand(call, &mut out, body, func, &mut names);
+        size += added;
+        *budget -= added.min(*budget);
         inlined += 1;
     }
     body.items = out;
