@@ -23,6 +23,8 @@
 //! scale.
 //!
 //! Run: `cargo run --release -p che-benches --bin fuelrate [-- --programs N] [--che N] [--quick]`
+//! (`--only TEXT` measures the targeted cases whose name contains TEXT;
+//! `--dump SEED` prints the generated CVM program of that seed).
 
 use cpu_time::ThreadTime;
 use cvm::intrinsics::{ElemKind, ParamKind, INTRINSICS};
@@ -243,9 +245,20 @@ fn pattern_case(name: &str, any: bool, arg: i32, mask: u64) -> Case {
     }
 }
 
-/// Plain loops for scale: an empty counted loop, and a loop of calls.
+/// Plain loops for scale: an empty counted loop, a loop of calls, and a
+/// loop calling a function of 1,000 straight-line instructions (fuel is
+/// charged per call and backward jump, not per instruction, so this one
+/// grows with the length of the code between two charges).
 fn reference_cases() -> Vec<Case> {
+    let straight =
+        "    ldg g\n    add.i 3\n    dup\n    stg g\n    ldg h\n    bxor\n    stg h\n".repeat(143);
     vec![
+        Case {
+            name: "(loop of calls of 1,000 straight-line instructions)".into(),
+            text: format!(
+                ".global g 1\n.global h 2\n.func f params 0 lists 0 locals 0 stack 2 proc\n{straight}    ret\n.end\n.entry main\n.func main params 0 lists 0 locals 0 stack 1 proc\nL_top:\n    call f\n    jmp L_top\n.end\n"
+            ),
+        },
         Case {
             name: "(plain loop iteration)".into(),
             text: ".entry main\n.func main params 0 lists 0 locals 1 stack 2 proc\n.slots i\nL_top:\n    incl i\n    jmp L_top\n.end\n".into(),
@@ -606,6 +619,20 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1).cloned());
+    if let Some(seed) = args
+        .iter()
+        .position(|a| a == "--dump")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        // The generated CVM program of that seed, as `fuelrate` makes it.
+        let bytes = cvm_testkit::programs::seed_bytes(seed, 100 + (seed as usize % 9) * 120);
+        print!(
+            "{}",
+            asm::disassemble(&cvm_testkit::programs::generate(&bytes))
+        );
+        return;
+    }
     let target = Duration::from_millis(if quick { 4 } else { 20 });
     let reps = if quick { 2 } else { 5 };
     let boards = boards();
