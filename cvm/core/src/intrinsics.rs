@@ -504,8 +504,7 @@ pub const LINE: u32 = 25;
 
 use Per::{Colours, ControlPieces, Movers, One, Pieces, Verbose, VerboseColours};
 use Work::{
-    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Segments, Slots, Squares,
-    Union,
+    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Segments, Slots, Squares, Union,
 };
 
 /// An argument of an intrinsic call as far as it is known before run
@@ -694,7 +693,8 @@ impl Per {
             Per::Colours => (s.colour.map(colour_count), 2),
             Per::Pieces => (s.piece.map(|v| piece_count(v, |ks| ks)), 12),
             Per::Movers => (
-                s.piece.map(|v| piece_count(v, |ks| ks & !(1 << kind::PAWN))),
+                s.piece
+                    .map(|v| piece_count(v, |ks| ks & !(1 << kind::PAWN))),
                 10,
             ),
             Per::ControlPieces => (s.piece.map(|v| piece_count(v, control_kinds)), 10),
@@ -834,7 +834,9 @@ pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
     };
     let mut total = base;
     for term in info.cost.terms {
-        let work = term.work.measure(elements, scanned, slots.len() as u64, elem);
+        let work = term
+            .work
+            .measure(elements, scanned, slots.len() as u64, elem);
         let per = term.per.exact(colour, piece, verbose);
         total = total.saturating_add(term.charge(work, per));
     }
@@ -898,12 +900,14 @@ fn folded(id: u32, arg: Option<i32>, mask: u64) -> u64 {
         };
         let per = match arg {
             Some(v) => term.per.exact(v, v, false),
-            None => term.per.of(Selectors {
-                colour: None,
-                piece: None,
-                verbose: Some(false),
-            })
-            .unwrap_or_else(|max| max),
+            None => term
+                .per
+                .of(Selectors {
+                    colour: None,
+                    piece: None,
+                    verbose: Some(false),
+                })
+                .unwrap_or_else(|max| max),
         };
         total = total.saturating_add(term.charge(work, per));
     }
@@ -1102,11 +1106,17 @@ mod tests {
         let set = id("SetSqrs");
         let base = u64::from(INTRINSICS[set as usize].cost.base);
         let any = lit::parse_piece("??").unwrap();
-        assert_eq!(cost(set, &m, false, &[any, 5, 0]), base + 3 * 12 / 8 + 65 * 12 / 8);
+        assert_eq!(
+            cost(set, &m, false, &[any, 5, 0]),
+            base + 3 * 12 / 8 + 65 * 12 / 8
+        );
         // A Get form: the slots it may write, at most 65.
         let get = id("GetPcOnSqrs");
         let base = u64::from(INTRINSICS[get as usize].cost.base);
-        assert_eq!(cost(get, &memory(&[], 100), false, &[any, 0]), base + 65 / 16);
+        assert_eq!(
+            cost(get, &memory(&[], 100), false, &[any, 0]),
+            base + 65 / 16
+        );
         assert_eq!(cost(get, &memory(&[], 3), false, &[any, 0]), base);
         // Verbose mode pays for the lines: one per move and colour.
         let moves = id("SetMvs");
@@ -1195,7 +1205,11 @@ mod tests {
                 })
                 .collect();
             let bound = cost_bound(id, &vague).expect("a bound");
-            assert!(bound >= exact, "{}: {bound} < {exact} ({vague:?})", info.name);
+            assert!(
+                bound >= exact,
+                "{}: {bound} < {exact} ({vague:?})",
+                info.name
+            );
             if let Some(k) = list {
                 let mut unknown = vague.clone();
                 unknown[k] = Arg::Unknown;

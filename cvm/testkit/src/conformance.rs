@@ -190,7 +190,8 @@ impl Case {
                 "halt" => case.expect.completion = Some(Completion::Halted),
                 "fuel-used" => case.expect.fuel_used = Some(value.parse().map_err(|_| bad())?),
                 "fen" => {
-                    case.board = Some(BoardView::from_fen(value).map_err(|e| format!("{name}: {e}"))?)
+                    case.board =
+                        Some(BoardView::from_fen(value).map_err(|e| format!("{name}: {e}"))?)
                 }
                 "list" => {
                     let mut words = value.split_whitespace();
@@ -273,7 +274,9 @@ impl Case {
                 .ok_or_else(|| format!("{name}: no list {list}"))?;
             let got = outcome.memory.list(id as u32);
             if got.get(..want.len()) != Some(&want[..]) {
-                return Err(format!("{name}: list {list} holds {got:?}, expected {want:?}"));
+                return Err(format!(
+                    "{name}: list {list} holds {got:?}, expected {want:?}"
+                ));
             }
         }
         if let Some(empty) = self.expect.advice_empty {

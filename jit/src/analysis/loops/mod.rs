@@ -944,8 +944,7 @@ fn proven_accesses(
             // A constant index into a module list is checked at compile
             // time: only one in range may skip its check.
             (AVal::Const(k), ListRef::Module(l)) => {
-                if scope.lists.slots(l).is_some_and(|n| (k as u32) < n)
-                {
+                if scope.lists.slots(l).is_some_and(|n| (k as u32) < n) {
                     Index::Const(k)
                 } else {
                     continue;
