@@ -400,7 +400,8 @@ pub enum Raises {
     ListBounds,
     /// The call-depth limit was reached.
     Depth,
-    /// The fuel ran out (charged at calls and taken backward jumps).
+    /// The fuel ran out (charged at calls, taken backward jumps and
+    /// intrinsic calls).
     Fuel,
     /// The intrinsic reported an error (see its documentation).
     IntrinsicError,
