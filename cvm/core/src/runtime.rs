@@ -277,7 +277,8 @@ impl Host for NoHost {}
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Units of fuel the run may spend (one per executed call and per taken
-    /// backward jump); `None` is unbounded.
+    /// backward jump, and each intrinsic call's cost, see
+    /// [`crate::intrinsics::cost`]); `None` is unbounded.
     pub fuel: Option<u64>,
     /// The deepest call nesting allowed; the embedder's call is depth 1.
     pub max_depth: u32,
