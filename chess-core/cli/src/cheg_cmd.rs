@@ -98,7 +98,9 @@ pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String
         ..Limits::default()
     });
     let Some(source_program) = compiled.compilation.program.as_ref() else {
-        return Err(ChegError::Compile("che: the program did not compile\n".into()));
+        return Err(ChegError::Compile(
+            "che: the program did not compile\n".into(),
+        ));
     };
     let mut search = cheg::search::FixedDepth {
         depth: options.depth,
