@@ -248,6 +248,15 @@ impl Parser<'_> {
                 }
             }
         }
+        if let (Instr::CondV, Some(Arg::Cond(c)), Some(Arg::Value(v))) =
+            (instr, args.first(), args.get(1))
+        {
+            if let Some(known) = self.known(v) {
+                if !self.fits(known, c.cond.need(), arg_spans[1]) {
+                    ok = false;
+                }
+            }
+        }
         if !ok {
             return;
         }
@@ -396,6 +405,19 @@ impl Parser<'_> {
                 };
                 Some(Arg::Value(operand))
             }
+        }
+    }
+
+    /// The kind of an operand when it is fixed before running.
+    fn known(&self, operand: &Operand) -> Option<Known> {
+        match operand {
+            Operand::Var(_) => None,
+            Operand::Pre(p) => p.known(),
+            Operand::Lit(k) => self.program.literals.get(*k).map(|l| match l {
+                Literal::Int(_) => Known::Int,
+                Literal::Logical(_) => Known::Logical,
+                Literal::Set(_) => Known::Set,
+            }),
         }
     }
 
