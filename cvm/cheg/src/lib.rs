@@ -133,7 +133,7 @@ pub struct RunFailure {
     /// The error, with its source position.
     pub error: RuntimeError,
     /// BREAK lines and anything else collected before the error.
-    pub report: Report,
+    pub report: Box<Report>,
 }
 
 /// Runs a compiled program (`program` and the module `vm` was made from)
@@ -151,7 +151,7 @@ pub fn run(
         Ok(_) => Ok(host.into_report()),
         Err(error) => Err(RunFailure {
             error,
-            report: host.into_report(),
+            report: Box::new(host.into_report()),
         }),
     }
 }
