@@ -373,7 +373,8 @@ fn board_geometry_white_to_move() {
 
 #[test]
 fn board_geometry_black_to_move() {
-    // Ranks count from Black's back rank; files and sides stay the board's.
+    // Ranks count from Black's back rank and files from Black's left (h = 1):
+    // the board is seen from the side to move.
     let src = prog(
         "K&P,K",
         &[
@@ -394,7 +395,7 @@ fn board_geometry_black_to_move() {
     );
     assert_eq!(
         breaks(&src, KPK_BLACK),
-        ["bK@e8 bP@e7 wK@e1", "2 5 0", "0 1", "a8 e4", "8"]
+        ["bK@e8 bP@e7 wK@e1", "2 4 1", "0 1", "h8 e4", "8"]
     );
 }
 
@@ -587,6 +588,22 @@ fn side_conditions_use_the_side_variable() {
         ],
     );
     assert_eq!(breaks(&src, KPK), ["1", "2"]);
+    // With Black to move the e-pawn stands on Black's fourth file (from
+    // h): SIDE 1, and FAR against SIDE 0.
+    let src = prog(
+        "K&P,K",
+        &[
+            "SIDE A,WP",
+            "SETV SIDE,\"0",
+            "SELECC F,FAR,\"()",
+            "PAIR P,WP,BK",
+            "SELECC F,FAR,P",
+            "SETSQ S,\"1,\"2",
+            "SELECC N,NNF,P",
+            "BREAK A,F,S",
+        ],
+    );
+    assert_eq!(breaks(&src, KPK_BLACK), ["1 (bP@e7,wK@e1) g8"]);
     let src = prog("K&P,K", &["CONDV FAR,WP,L", "L:\tLEAVE"]);
     let err = run_all(&src, KPK).expect_err("SIDE undefined");
     assert!(err.contains("FAR: SIDE is undefined"), "{err}");

@@ -2,11 +2,11 @@
 //! side to move ("white" in the manual), and the chess instructions and
 //! conditions over it.
 //!
-//! Ranks count from the side to move's back rank (1..8). Files are the
-//! board's own, a = 1 .. h = 8, for either side to move, as in the
-//! original, which mirrored the board top to bottom for Black but not
-//! left to right; so SIDE is 0 for the files e-h (the king side) and 1
-//! for a-d whoever moves. Square colours are physical (a1 is dark).
+//! The board is seen from the side to move, as if it sat on White's side:
+//! ranks count from its back rank (1..8) and files from its left, a = 1
+//! .. h = 8 with White to move and h = 1 .. a = 8 with Black to move; SIDE
+//! is 0 for that side's files 5-8 and 1 for 1-4. Square colours are
+//! physical (a1 is dark), and values print in real coordinates.
 
 use crate::runtime::ops::type_error;
 use crate::value::{MoveVal, PieceVal, Value};
@@ -66,14 +66,21 @@ impl Board {
         Board::rank_for(self.us, sq)
     }
 
-    /// The file of `sq`, a = 1 .. h = 8.
-    pub fn file(sq: Square) -> i64 {
-        sq.file().index() as i64 + 1
+    /// The file of `sq` from the side to move's left: a = 1 .. h = 8 with
+    /// White to move, h = 1 .. a = 8 with Black to move.
+    pub fn file(&self, sq: Square) -> i64 {
+        let f = sq.file().index() as i64;
+        if self.us == Colour::White {
+            f + 1
+        } else {
+            8 - f
+        }
     }
 
-    /// 0 on the king side (files e-h), 1 on the queen side (a-d).
-    pub fn side(sq: Square) -> i64 {
-        if sq.file().index() >= 4 {
+    /// 0 for the files 5-8 from the side to move (e-h with White to move),
+    /// 1 for the files 1-4.
+    pub fn side(&self, sq: Square) -> i64 {
+        if self.file(sq) >= 5 {
             0
         } else {
             1
@@ -271,22 +278,22 @@ impl Board {
         if king.colour != pawn.colour && king.colour == self.us {
             p += 1;
         }
-        let files = (Board::file(king.square) - Board::file(pawn.square)).abs();
+        let files = (self.file(king.square) - self.file(pawn.square)).abs();
         t <= p && files < p
     }
 
-    /// SETSQ: the square of rank `rank` (from the side to move) and file
-    /// `file`.
+    /// SETSQ: the square of rank `rank` and file `file`, both counted
+    /// from the side to move.
     pub fn square_at(&self, rank: i64, file: i64) -> Option<Square> {
         if !(1..=8).contains(&rank) || !(1..=8).contains(&file) {
             return None;
         }
-        let real_rank = if self.us == Colour::White {
-            rank - 1
+        let (real_rank, real_file) = if self.us == Colour::White {
+            (rank - 1, file - 1)
         } else {
-            8 - rank
+            (8 - rank, 8 - file)
         };
-        Square::from_index((real_rank * 8 + file - 1) as u8)
+        Square::from_index((real_rank * 8 + real_file) as u8)
     }
 }
 

@@ -264,13 +264,13 @@ impl<'a> ChegHost<'a> {
             Cond::Empty => set(name, v)?.is_empty(),
             Cond::Far => {
                 let sq = Board::square_of(name, v)?;
-                Board::side(sq) != side_value()?
+                b.side(sq) != side_value()?
             }
-            Cond::Rf => matches!(Board::file(Board::square_of(name, v)?), 1 | 8),
-            Cond::Nf => matches!(Board::file(Board::square_of(name, v)?), 2 | 7),
+            Cond::Rf => matches!(b.file(Board::square_of(name, v)?), 1 | 8),
+            Cond::Nf => matches!(b.file(Board::square_of(name, v)?), 2 | 7),
             Cond::Nnf => {
                 let sq = Board::square_of(name, v)?;
-                matches!(Board::file(sq), 2 | 7) && Board::side(sq) == side_value()?
+                matches!(b.file(sq), 2 | 7) && b.side(sq) == side_value()?
             }
             Cond::Safe => self.safe(v)?,
             Cond::King => kind_is(PieceKind::King)?,
@@ -521,9 +521,9 @@ impl<'a> ChegHost<'a> {
             | Instr::ExchEl => ops::set_op(instr, &va, &vb, &vc)?,
             Instr::Piece => Value::Piece(self.board.piece_of(name, &va)?),
             Instr::Square => Value::Square(Board::square_of(name, &va)?),
-            Instr::Side => Value::Int(Board::side(Board::square_of(name, &va)?)),
+            Instr::Side => Value::Int(self.board.side(Board::square_of(name, &va)?)),
             Instr::Rank => Value::Int(self.board.rank(Board::square_of(name, &va)?)),
-            Instr::File => Value::Int(Board::file(Board::square_of(name, &va)?)),
+            Instr::File => Value::Int(self.board.file(Board::square_of(name, &va)?)),
             Instr::SColor => Value::Int(if Board::light(Board::square_of(name, &va)?) {
                 0
             } else {
@@ -560,7 +560,7 @@ impl<'a> ChegHost<'a> {
                 let sq = Board::square_of(name, &va)?;
                 let up = int(name, &vb)?;
                 let rank = self.board.rank(sq).saturating_add(up);
-                match self.board.square_at(rank, Board::file(sq)) {
+                match self.board.square_at(rank, self.board.file(sq)) {
                     Some(s) => Value::Square(s),
                     None => {
                         return Err(TrapKind::Intrinsic(format!(
