@@ -82,34 +82,95 @@ pub struct RunOptions<'a> {
     pub no_opt: bool,
 }
 
-/// Compiles and runs a `.cheg` file; returns the lines to print and the
-/// warnings to show.
+/// Whether `path` is a `.cmp` or `.asm` module compiled from CHEG (it
+/// carries the `cheg.program` text).
+pub fn is_cheg_module(path: &Path) -> bool {
+    load_module(path).is_some_and(|m| cheg::embed::from_module(&m).is_some())
+}
+
+fn load_module(path: &Path) -> Option<Module> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("cmp") => cvm::load(&std::fs::read(path).ok()?)
+            .ok()
+            .map(Program::into_module),
+        Some("asm") => {
+            cvm::asm::assemble(&String::from_utf8_lossy(&std::fs::read(path).ok()?)).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Renders a runtime error with its source line, reading the file the
+/// line table names when no compilation is at hand.
+fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&cheg::Compilation>) -> String {
+    if let Some(c) = compilation {
+        return c.render_runtime_error(error);
+    }
+    let mut sources = chepp::SourceMap::new();
+    if let Some(pos) = &error.pos {
+        if let Ok(bytes) = std::fs::read(&pos.file) {
+            sources.add(&pos.file, None, chepp::source::decode(bytes));
+        }
+    }
+    chepp::render_runtime_error(error, &sources)
+}
+
+/// Compiles and runs a `.cheg` file (or runs a `.cmp`/`.asm` module
+/// compiled from one); returns the lines to print and the warnings to
+/// show.
 pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String), ChegError> {
     let position = Position::from_fen(options.fen)
         .map_err(|e| ChegError::Compile(format!("che: invalid --fen: {e}\n")))?;
-    let compiled = compile(path, options.no_opt)?;
-    let program = Program::new(compiled.module)
+    let (module, program, compilation, warnings) = if is_cheg(path) {
+        let compiled = compile(path, options.no_opt)?;
+        let Some(program) = compiled.compilation.program.clone() else {
+            return Err(ChegError::Compile(
+                "che: the program did not compile\n".into(),
+            ));
+        };
+        (
+            compiled.module,
+            program,
+            Some(compiled.compilation),
+            compiled.warnings,
+        )
+    } else {
+        let module = load_module(path)
+            .ok_or_else(|| ChegError::Compile(format!("che: cannot load {}\n", path.display())))?;
+        let program = match cheg::embed::from_module(&module) {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => {
+                return Err(ChegError::Compile(format!(
+                    "che: {}: {e}\n",
+                    path.display()
+                )))
+            }
+            None => {
+                return Err(ChegError::Compile(format!(
+                    "che: {} was not compiled from CHEG\n",
+                    path.display()
+                )))
+            }
+        };
+        (module, program, None, String::new())
+    };
+    let verified = Program::new(module)
         .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
-    let prepared = Prepared::new(program, options.backend)
+    let prepared = Prepared::new(verified, options.backend)
         .map_err(|e| ChegError::Compile(format!("che: JIT compilation failed: {e}\n")))?;
     let mut vm = prepared.instance();
     vm.set_limits(Limits {
         fuel: options.fuel,
         ..Limits::default()
     });
-    let Some(source_program) = compiled.compilation.program.as_ref() else {
-        return Err(ChegError::Compile(
-            "che: the program did not compile\n".into(),
-        ));
-    };
     let mut search = cheg::search::FixedDepth {
         depth: options.depth,
     };
-    match cheg::run(&mut *vm, source_program, position, &mut search) {
-        Ok(report) => Ok((report.lines(), compiled.warnings)),
+    match cheg::run(&mut *vm, &program, position, &mut search) {
+        Ok(report) => Ok((report.lines(), warnings)),
         Err(failure) => Err(ChegError::Runtime {
             lines: failure.report.breaks.clone(),
-            message: compiled.compilation.render_runtime_error(&failure.error),
+            message: render_runtime(&failure.error, compilation.as_ref()),
         }),
     }
 }

@@ -147,3 +147,49 @@ fn compile_and_asm() {
     assert!(text.contains(".func body params 2"), "{text}");
     assert!(text.contains("intr HostCall"), "{text}");
 }
+
+#[test]
+fn a_compiled_module_runs_like_the_source() {
+    let path = program("mod.cheg", PLAYER);
+    let p = path.to_str().expect("path");
+    let cmp = path.with_extension("cmp");
+    let asm = path.with_extension("asm");
+    assert!(che(&["compile", p, "-o", cmp.to_str().expect("path")])
+        .status
+        .success());
+    assert!(che(&["asm", p, "-o", asm.to_str().expect("path")])
+        .status
+        .success());
+    let from_source = stdout(&che(&["run", p, "--fen", KPK]));
+    for module in [&cmp, &asm] {
+        for backend in ["interp", "jit"] {
+            let o = che(&[
+                "run",
+                module.to_str().expect("path"),
+                "--fen",
+                KPK,
+                "--backend",
+                backend,
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert_eq!(stdout(&o), from_source);
+        }
+    }
+    let path = program("moddiv.cheg", "ENTRY K&P,K\n\tDIV A,\"1,\"0\nEND\n");
+    let cmp = path.with_extension("cmp");
+    assert!(che(&[
+        "compile",
+        path.to_str().expect("path"),
+        "-o",
+        cmp.to_str().expect("path")
+    ])
+    .status
+    .success());
+    let o = che(&["run", cmp.to_str().expect("path"), "--fen", KPK]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("moddiv.cheg:2:2: error: division by zero"),
+        "{}",
+        stderr(&o)
+    );
+}

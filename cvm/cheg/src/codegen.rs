@@ -77,6 +77,7 @@ pub fn generate(program: &Program, file: &str) -> Result<Module, BuildError> {
         .iter()
         .position(|v| v == "SIDE")
         .and_then(|i| globals.get(i).copied());
+    m.text(crate::embed::TEXT_NAME, &crate::embed::describe(program))?;
     let main = m.declare_function(MAIN, 0, 0, false)?;
     let body = m.declare_function(BODY, 2, 0, true)?;
     m.set_entry(main);

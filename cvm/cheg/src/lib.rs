@@ -24,6 +24,8 @@
 
 pub mod ast;
 pub mod codegen;
+pub mod embed;
+pub mod generate;
 pub mod lexer;
 pub mod parser;
 pub mod runtime;

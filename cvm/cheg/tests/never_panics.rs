@@ -2,7 +2,7 @@
 //! token soup built from CHEG's own vocabulary (which gets much further
 //! into the parser and often compiles and runs).
 
-use cheg::table::{Cond, Instr, Need, Slot};
+use cheg::table::{Cond, Instr};
 use chess_core::Position;
 use cvm::{Limits, Program};
 use proptest::prelude::*;
@@ -122,76 +122,6 @@ fn exercise(text: &str) {
     }
 }
 
-/// A program of instruction lines whose arguments suit their positions:
-/// most compile, and they run into every service.
-fn generated(lines: &[(usize, Vec<usize>)]) -> String {
-    let reads = [
-        "A",
-        "B",
-        "C",
-        "X",
-        "\"1",
-        "\"-2",
-        "\"3",
-        "\"T",
-        "\"F",
-        "\"()",
-        "\"(1,(2))",
-        "LM",
-        "WK",
-        "WP",
-        "BK",
-        "DEPTH",
-        "PG",
-    ];
-    let writes = ["A", "B", "C", "SIDE"];
-    let conds = [
-        "", "PAWN", "#CAPT", "ODD", "DEFD", "T", "EMPTY", "KING", "SAFE", "RWK=", "OPP", "FAR",
-        "#DEFD", "CHECK",
-    ];
-    let orders = ["", "DEEP", "#DEEP"];
-    let mut text = String::from("ENTRY K&P,K\n");
-    for (n, (i, picks)) in lines.iter().enumerate() {
-        let instr = Instr::ALL[i % Instr::ALL.len()];
-        let tag = if n < 2 {
-            format!("L{n}:")
-        } else {
-            String::new()
-        };
-        let args: Vec<&str> = instr
-            .slots()
-            .iter()
-            .zip(picks)
-            .map(|(slot, &k)| match slot {
-                Slot::Optional | Slot::Read(Need::Any) => reads[k % reads.len()],
-                Slot::Read(need) => {
-                    let pool: &[&str] = match need {
-                        Need::Int => &["A", "B", "X", "\"1", "\"-2", "\"3", "DEPTH"],
-                        Need::Logical => &["A", "\"T", "\"F"],
-                        Need::Set => &["A", "B", "LM", "PG", "\"()", "\"(1,(2))"],
-                        Need::Square | Need::Piece => &["A", "WK", "WP", "BK", "X"],
-                        _ => &["A", "X"],
-                    };
-                    pool[k % pool.len()]
-                }
-                Slot::Write | Slot::Update(_) => writes[k % writes.len()],
-                Slot::Tag => {
-                    if k % 2 == 0 {
-                        "L0"
-                    } else {
-                        "L1"
-                    }
-                }
-                Slot::Cond => conds[k % conds.len()],
-                Slot::Order => orders[k % orders.len()],
-            })
-            .collect();
-        text.push_str(&format!("{tag}\t{} {}\n", instr.name(), args.join(",")));
-    }
-    text.push_str("END\n");
-    text
-}
-
 #[test]
 fn generated_programs_mostly_compile_and_agree() {
     // A fixed pseudo-random stream, so the share is stable.
@@ -204,11 +134,8 @@ fn generated_programs_mostly_compile_and_agree() {
     };
     let mut compiled = 0;
     for _ in 0..200 {
-        let n = 1 + next() % 12;
-        let lines: Vec<(usize, Vec<usize>)> = (0..n)
-            .map(|_| (next(), vec![next(), next(), next()]))
-            .collect();
-        let text = generated(&lines);
+        let bytes: Vec<u8> = (0..64).map(|_| next() as u8).collect();
+        let text = cheg::generate::program(&bytes);
         if cheg::compile_str("g.cheg", &text).is_ok() {
             compiled += 1;
         }
@@ -246,8 +173,8 @@ proptest! {
     }
 
     #[test]
-    fn well_formed_lines(lines in proptest::collection::vec((0usize..1000, proptest::collection::vec(0usize..1000, 3)), 1..20)) {
-        let text = generated(&lines);
+    fn generated_programs(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
+        let text = cheg::generate::program(&bytes);
         exercise(&text);
         differential(&text);
     }

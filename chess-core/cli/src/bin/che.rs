@@ -390,7 +390,11 @@ fn run(command: Command) -> Result<(), Failed> {
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             write_file(&out, &binary::write(program.module()))
         }
-        Command::Run(args) if cheg_cmd::is_cheg(&args.file) => run_cheg(&args),
+        Command::Run(args)
+            if cheg_cmd::is_cheg(&args.file) || cheg_cmd::is_cheg_module(&args.file) =>
+        {
+            run_cheg(&args)
+        }
         Command::Run(args) => {
             let mut out = WriterOutput::new(std::io::stdout().lock());
             execute(&args, &mut out)?;
