@@ -133,11 +133,13 @@ impl Parser<'_> {
         }
         let Some(instr) = Instr::by_name(word.text) else {
             let span = self.span(word);
-            self.error(
-                span,
-                format!("unknown instruction `{}`", word.text),
-                "not an instruction of CHEG",
-            );
+            let mut d = Diagnostic::error(span, format!("unknown instruction `{}`", word.text))
+                .label("not an instruction of CHEG");
+            let upper = word.text.to_ascii_uppercase();
+            if upper != word.text && Instr::by_name(&upper).is_some() {
+                d = d.help(format!("instructions are written in capitals: `{upper}`"));
+            }
+            self.diags.push(d);
             return false;
         };
         self.statement(line, word, instr);

@@ -98,3 +98,17 @@ fn comments_blank_lines_and_tag_only_lines() {
     assert!(c.is_ok(), "{}", c.render_diagnostics());
     assert!(c.diagnostics.is_empty());
 }
+
+#[test]
+fn lower_case_mnemonics_get_a_hint() {
+    let c = cheg::compile_str("p.cheg", "ENTRY K,K\n\tleave\nEND\n");
+    let text = c.render_diagnostics();
+    assert!(
+        text.starts_with("p.cheg:2:2: error: unknown instruction `leave`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("help: instructions are written in capitals: `LEAVE`"),
+        "{text}"
+    );
+}
