@@ -541,7 +541,11 @@ impl Gen<'_, '_> {
     fn select_or_map(&mut self, select: bool, dest: &Arg, tag: &Arg, set: &Arg) {
         self.push(Src::Arg(set));
         self.f.emit(Opcode::Stl, &[SET]);
-        self.hc(svc::COUNT, [Src::Local(SET), Src::Imm(0), Src::Imm(0)]);
+        let instr = if select { Instr::Select } else { Instr::Map };
+        self.hc(
+            svc::COUNT,
+            [Src::Local(SET), Src::Imm(instr.index() as i32), Src::Imm(0)],
+        );
         self.f.emit(Opcode::Stl, &[COUNT]);
         self.hc(svc::NEW_SET, [Src::Imm(0); 3]);
         self.f.emit(Opcode::Stl, &[RESULT]);

@@ -17,7 +17,8 @@ pub const FINISH: i32 = 4;
 pub const CONDITION: i32 = 5;
 /// `(order code, a, b) -> 1` when ORDER exchanges a and b.
 pub const ORDER: i32 = 6;
-/// `(set) -> number of elements` (raw count; an error for a non-set).
+/// `(set, instruction number) -> number of elements` (an error naming
+/// the instruction for a non-set).
 pub const COUNT: i32 = 7;
 /// `(set, n) -> handle` of the nth element, n from 1 (raw index).
 pub const ELEMENT: i32 = 8;

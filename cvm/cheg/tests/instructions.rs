@@ -264,6 +264,16 @@ fn conditional_calls() {
 }
 
 #[test]
+fn select_needs_a_set() {
+    let src = prog("K,K", &["SETV A,\"1", "SELECT B,S,A", "S:\tRETURN \"T"]);
+    let err = run_all(&src, KK).expect_err("not a set");
+    assert!(
+        err.starts_with("t.cheg:3:2: error: SELECT: an integer where a set is needed"),
+        "{err}"
+    );
+}
+
+#[test]
 fn condt_needs_a_logical() {
     let src = prog(
         "K,K",

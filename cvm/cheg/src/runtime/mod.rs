@@ -630,7 +630,13 @@ impl cvm::Host for ChegHost<'_> {
                 let (x, y) = (self.get(b), self.get(c));
                 Ok(i32::from(self.order_exchanges(a, &x, &y)?))
             }
-            svc::COUNT => Ok(set("loop", self.heap.get(a))?.len() as i32),
+            svc::COUNT => {
+                let what = usize::try_from(b)
+                    .ok()
+                    .and_then(|i| Instr::ALL.get(i))
+                    .map_or("loop", |i| i.name());
+                Ok(set(what, self.heap.get(a))?.len() as i32)
+            }
             svc::ELEMENT => {
                 let e = usize::try_from(b)
                     .ok()
