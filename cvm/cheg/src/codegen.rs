@@ -100,7 +100,14 @@ pub fn generate(program: &Program, file: &str) -> Result<Module, BuildError> {
         f.emit(Opcode::Push, &[0]);
         f.emit_jump(Opcode::JLt, &[], none);
         f.emit(Opcode::Ldl, &[t]);
-        f.emit(Opcode::Push, &[UNDEF as u32]);
+        emit_hc(
+            &mut f,
+            host_call,
+            svc::PLAN_VARIABLE,
+            [Src::Imm(0); 3],
+            &globals,
+            side,
+        );
         f.emit(Opcode::Call, &[body]);
         f.emit(Opcode::Pop, &[]);
         emit_hc(

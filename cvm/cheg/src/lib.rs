@@ -139,14 +139,30 @@ pub struct RunFailure {
 }
 
 /// Runs a compiled program (`program` and the module `vm` was made from)
-/// on `position` with the VM's limits, searching with `searcher`.
+/// on `position` with the VM's limits, searching with `searcher`, at the
+/// top level (DEPTH 1, no plan).
 pub fn run(
     vm: &mut dyn Vm,
     program: &ast::Program,
     position: Position,
     searcher: &mut dyn search::Searcher,
 ) -> Result<Report, RunFailure> {
+    run_at(vm, program, position, searcher, 1, None)
+}
+
+/// As [`run`], at search depth `depth` (DEPTH) and, when `plan` is given,
+/// starting at the plan's tag, as a
+/// searcher does when it re-enters the program at deeper plies.
+pub fn run_at(
+    vm: &mut dyn Vm,
+    program: &ast::Program,
+    position: Position,
+    searcher: &mut dyn search::Searcher,
+    depth: i32,
+    plan: Option<search::Plan>,
+) -> Result<Report, RunFailure> {
     let mut host = ChegHost::new(program, position, searcher);
+    host.set_context(depth, plan);
     let mut out = CollectOutput::default();
     vm.reset();
     match vm.run_entry(&mut host, &mut out) {

@@ -38,6 +38,9 @@ pub const LESS: i32 = 14;
 pub const UNSERT_ELEMENT: i32 = 15;
 /// `(set, index) -> the element` that EXCHWE takes out of the set.
 pub const EXCHWE_ELEMENT: i32 = 16;
+/// `() -> handle` of the plan variable when the run started under a plan
+/// (X of the top level), else of the undefined value.
+pub const PLAN_VARIABLE: i32 = 17;
 /// Instructions with a value operation: `INSTRUCTION + Instr::index()`.
 pub const INSTRUCTION: i32 = 64;
 

@@ -731,3 +731,31 @@ fn fuel_and_depth_limits() {
     let err = run_with(&src, KK, 2, None).expect_err("depth");
     assert!(err.contains("call depth limit"), "{err}");
 }
+
+#[test]
+fn a_run_under_a_plan_starts_at_its_tag_with_x() {
+    // What a searcher does at deeper plies (issue 18): DEPTH 3, the plan
+    // of tag P with plan variable 5.
+    let src = prog("K,K", &["BREAK \"1", "LEAVE", "P:\tBREAK X,DEPTH", "LEAVE"]);
+    let c = cheg::compile_str("t.cheg", &src);
+    let program = c.program.clone().expect("compiles");
+    let tag = program
+        .tags
+        .iter()
+        .position(|t| t.name == "P")
+        .expect("tag P") as i32;
+    let verified = cvm::Program::new(c.module.clone().expect("module")).expect("verifies");
+    for backend in cvm::Backend::ALL {
+        let prepared = jit::Prepared::new(verified.clone(), backend).expect("prepares");
+        let mut vm = prepared.instance();
+        let position = chess_core::Position::from_fen(KK).expect("fen");
+        let mut search = cheg::search::FixedDepth::default();
+        let plan = cheg::search::Plan {
+            target: tag,
+            variable: cheg::value::Value::Int(5),
+        };
+        let report =
+            cheg::run_at(&mut *vm, &program, position, &mut search, 3, Some(plan)).expect("runs");
+        assert_eq!(report.breaks, ["break 5 3"]);
+    }
+}

@@ -617,6 +617,10 @@ impl cvm::Host for ChegHost<'_> {
             svc::START => Ok(self.start()),
             svc::LITERAL => self.literal(a),
             svc::PREDEFINED => self.predefined(a),
+            svc::PLAN_VARIABLE => match self.plan.as_ref().map(|p| p.variable.clone()) {
+                Some(v) if self.report.entry == Some(usize::MAX) => self.put(v),
+                _ => Ok(0),
+            },
             svc::FINISH => Ok(if self.report.finished {
                 1
             } else {
