@@ -72,7 +72,8 @@ pub fn from_module(module: &Module) -> Option<Result<Program, EmbedError>> {
     Some(parse(&text.text))
 }
 
-fn parse(text: &str) -> Result<Program, EmbedError> {
+/// Reads a description (the text of `cheg.program`).
+pub fn parse(text: &str) -> Result<Program, EmbedError> {
     let bad = |what: &str| EmbedError(what.to_string());
     let mut lines = text.lines();
     if lines.next() != Some("cheg 1") {
@@ -114,12 +115,14 @@ fn parse(text: &str) -> Result<Program, EmbedError> {
                 let diff = match f[10] {
                     "-" => None,
                     d => {
-                        let (op, m) = d.split_at(1.min(d.len()));
-                        let m: i8 = m.parse().map_err(|_| bad("pawn difference"))?;
+                        let op = d.chars().next().ok_or_else(|| bad("pawn difference"))?;
+                        let m: i8 = d[op.len_utf8()..]
+                            .parse()
+                            .map_err(|_| bad("pawn difference"))?;
                         Some(match op {
-                            "=" => PawnDiff::Eq(m),
-                            "<" => PawnDiff::Lt(m),
-                            ">" => PawnDiff::Gt(m),
+                            '=' => PawnDiff::Eq(m),
+                            '<' => PawnDiff::Lt(m),
+                            '>' => PawnDiff::Gt(m),
                             _ => return Err(bad("pawn difference")),
                         })
                     }
@@ -165,5 +168,7 @@ mod tests {
         assert!(parse("cheg 2\n").is_err());
         assert!(parse("cheg 1\nentry 1 2\n").is_err());
         assert!(parse("cheg 1\nliteral (1,\n").is_err());
+        assert!(parse("cheg 1\nentry 0 0 0 0 0 0 0 0 0 0 \u{e9}5 0\n").is_err());
+        assert!(parse("cheg 1\nentry 0 0 0 0 0 0 0 0 0 0 =5 0\n").is_ok());
     }
 }

@@ -155,6 +155,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
+    fn embedded_descriptions(text in "cheg 1\n(tags [0-9]{1,3}\n|entry [0-9 =<>é-]{0,30}\n|literal \\PC{0,12}\n){0,6}") {
+        let _ = cheg::embed::parse(&text);
+    }
+
+    #[test]
     fn arbitrary_text(text in "\\PC{0,200}") {
         exercise(&text);
     }
