@@ -1,4 +1,4 @@
-//! LM, CAPT, CHECK, PASSD, PDP and PG against python-chess, on positions
+//! LM, CAPT, CHECK, PASSD, PDP, PG, OPP and INSQ against python-chess, on positions
 //! with White and with Black to move, on every backend.
 //!
 //! The expectations come from `tests/python/reference.py` (python-chess
@@ -46,6 +46,17 @@ const PROGRAM: &[&str] = &[
     "SELECC P,PDP,ALL",
     "BREAK P",
     "BREAK PG",
+    "OPP O,WK,BK",
+    "BREAK O",
+    "MAP Q,INSQUARE,ALL",
+    "BREAK Q",
+    "LEAVE",
+    "INSQUARE:\tPCOLOR C,X",
+    "CONDV =0,C,OURS",
+    "INSQ R,WK,X",
+    "RETURN R",
+    "OURS:\tINSQ R,BK,X",
+    "RETURN R",
 ];
 
 fn python_reference() -> Vec<Vec<String>> {

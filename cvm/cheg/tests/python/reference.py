@@ -12,6 +12,9 @@ the format of CHEG's BREAK output:
           neighbouring file
   PDP     those pawns attacked (defended) by a pawn of their own colour
   PG      the pawn groups: pawns split where a file has no pawn
+  OPP     whether the kings stand an even number of files and ranks apart
+  INSQ    for each pawn (PAWNS order), whether the enemy king is in its
+          square by the rule of docs/cheg.md (the original's)
 followed by a line `--`.
 """
 import sys
@@ -72,6 +75,28 @@ def main():
         print(set_text(piece_text(board, s) for s in pawns if passed(s)))
         print(set_text(piece_text(board, s) for s in pawns if defended(s)))
         print(set_text(set_text(piece_text(board, s) for s in g) for g in groups))
+        wk, bk = board.king(chess.WHITE), board.king(chess.BLACK)
+        even = (chess.square_file(wk) - chess.square_file(bk)) % 2 == 0 and \
+            (chess.square_rank(wk) - chess.square_rank(bk)) % 2 == 0
+        print("T" if even else "F")
+
+        def rank_for(colour, sq):
+            r = chess.square_rank(sq)
+            return r + 1 if colour == chess.WHITE else 8 - r
+
+        def in_square(pawn):
+            colour = board.color_at(pawn)
+            king = board.king(not colour)
+            t = 9 - rank_for(colour, king)
+            p = 9 - rank_for(colour, pawn)
+            if p == 7:
+                p = 6
+            if board.turn != colour:
+                p += 1
+            files = abs(chess.square_file(king) - chess.square_file(pawn))
+            return t <= p and files < p
+
+        print(set_text("T" if in_square(s) else "F" for s in pawns))
         print("--")
 
 
