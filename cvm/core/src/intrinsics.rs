@@ -363,6 +363,9 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
     intr("SetVerbose", &[p("value", INT)], false, calls::set_verbose,
         fuel(1, &[]),
         "Turns verbose mode on (non-zero) or off: advised moves and style changes are printed."),
+    // Not in the Che++ documents: the way a front end reaches its runtime in the host.
+    intr("HostCall", &[p("service", INT), p("a", INT), p("b", INT), p("c", INT)], true, calls::host_call,
+        "Asks the embedder for service number `service` with three words; its answer (0 without a host)."),
 ];
 
 /// Looks an intrinsic up by its Che++ name.

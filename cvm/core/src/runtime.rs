@@ -265,6 +265,19 @@ pub trait Host {
     fn style_default(&self, id: i32) -> i32 {
         cvm_chess::style::default_value(id)
     }
+
+    /// A service of the embedder beyond the chess intrinsics (`HostCall`):
+    /// `service` names it, `args` are its three words. Front ends whose
+    /// values do not fit in one word (CHEG keeps its sets, pieces and
+    /// moves in a value heap on the host side) reach their runtime this
+    /// way; the meaning of the numbers is a contract between the front end
+    /// and its host, not part of the CVM. An error is raised as a runtime
+    /// error at the `intr` instruction, on either backend. The default
+    /// answers 0, like the other host queries without an answer.
+    fn extension(&mut self, service: i32, args: [i32; 3]) -> Result<i32, TrapKind> {
+        let _ = (service, args);
+        Ok(0)
+    }
 }
 
 /// A [`Host`] with every default.

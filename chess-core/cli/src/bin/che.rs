@@ -8,6 +8,10 @@
 //! che advice FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! ```
 //!
+//! A `.cheg` file is a CHEG endgame program: `compile`, `asm` and `run`
+//! take it too (`run` also reads `--depth N`, the plies of the search
+//! behind TRY, PLAYB and PLAN, default 2); see `che_cli::cheg_cmd`.
+//!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
 //! CVM assembler, anything else Che++ source. Che++ source goes through the
 //! loophole optimizer unless `--no-opt` is given (so `asm` shows the
@@ -25,6 +29,7 @@
 //! or runtime error found first is kept).
 
 use che_cli::advice_json::advice_json;
+use che_cli::cheg_cmd;
 use che_engine::host::AdviceHost;
 use chepp::{self, CompileOptions, SourceMap};
 use chess_core::{Position, STARTPOS_FEN};
@@ -121,6 +126,9 @@ struct RunArgs {
     /// Bound on calls plus backward jumps (default: unbounded).
     #[arg(long)]
     fuel: Option<u64>,
+    /// CHEG programs: plies of the search behind TRY, PLAYB and PLAN.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
 }
 
 /// Reads `--backend`: the names [`Backend`] knows, listed in the help.
@@ -184,6 +192,21 @@ fn read(path: &Path) -> Result<Vec<u8>, Failed> {
 }
 
 fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
+    if cheg_cmd::is_cheg(path) {
+        return match cheg_cmd::compile(path, includes.no_opt) {
+            Ok(c) => {
+                to_stderr(&c.warnings);
+                Ok(Loaded {
+                    module: c.module,
+                    sources: None,
+                })
+            }
+            Err(e) => {
+                to_stderr(&e.to_string());
+                Err(COMPILE_ERROR)
+            }
+        };
+    }
     let options = CompileOptions {
         include_dirs: includes.dirs.clone(),
     };
@@ -268,6 +291,32 @@ fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
     to_stderr(&text);
 }
 
+/// `che run` for a CHEG program: the report's lines on standard output.
+fn run_cheg(args: &RunArgs) -> Result<(), Failed> {
+    let options = cheg_cmd::RunOptions {
+        fen: &args.fen,
+        backend: args.backend,
+        fuel: args.fuel,
+        depth: args.depth,
+        no_opt: args.includes.no_opt,
+    };
+    match cheg_cmd::run(&args.file, &options) {
+        Ok((lines, warnings)) => {
+            to_stderr(&warnings);
+            to_stdout(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())
+        }
+        Err(cheg_cmd::ChegError::Runtime { lines, message }) => {
+            to_stdout(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+            to_stderr(&message);
+            Err(RUNTIME_ERROR)
+        }
+        Err(e) => {
+            to_stderr(&e.to_string());
+            Err(COMPILE_ERROR)
+        }
+    }
+}
+
 /// Runs `main()` of the program named by `args`; returns the advice table.
 fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Failed> {
     let position =
@@ -341,6 +390,11 @@ fn run(command: Command) -> Result<(), Failed> {
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             write_file(&out, &binary::write(program.module()))
         }
+        Command::Run(args)
+            if cheg_cmd::is_cheg(&args.file) || cheg_cmd::is_cheg_module(&args.file) =>
+        {
+            run_cheg(&args)
+        }
         Command::Run(args) => {
             let mut out = WriterOutput::new(std::io::stdout().lock());
             execute(&args, &mut out)?;
@@ -349,6 +403,9 @@ fn run(command: Command) -> Result<(), Failed> {
                 None => Ok(()),
             }
         }
+        Command::Advice(args) if cheg_cmd::is_cheg(&args.file) => Err(fail(
+            "advice runs Che++ programs; a CHEG program runs with `che run`",
+        )),
         Command::Advice(args) => {
             let mut out = CollectOutput::default();
             let table = execute(&args, &mut out)?;
