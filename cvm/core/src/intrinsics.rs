@@ -365,6 +365,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Turns verbose mode on (non-zero) or off: advised moves and style changes are printed."),
     // Not in the Che++ documents: the way a front end reaches its runtime in the host.
     intr("HostCall", &[p("service", INT), p("a", INT), p("b", INT), p("c", INT)], true, calls::host_call,
+        fuel(1, &[]),
         "Asks the embedder for service number `service` with three words; its answer (0 without a host)."),
 ];
 
