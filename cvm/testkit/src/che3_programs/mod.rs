@@ -167,8 +167,9 @@ pub fn table_difference(a: &AdviceTable, b: &AdviceTable) -> Option<String> {
 
 /// The direct compilation of `source` and its conversion to Che++ give the
 /// same advice table on `board`, on every backend, with and without the
-/// optimizer (and the conversion compiles without a warning).
-pub fn check_conversion(source: &str, board: &BoardView) -> Result<(), String> {
+/// optimizer (and the conversion compiles without a warning); returns that
+/// table.
+pub fn check_conversion(source: &str, board: &BoardView) -> Result<AdviceTable, String> {
     let direct = compile(source)?;
     let (text, converted) = convert(source)?;
     let want = advice(&direct, Backend::Interp, false, board)?;
@@ -186,7 +187,7 @@ pub fn check_conversion(source: &str, board: &BoardView) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(want)
 }
 
 #[cfg(test)]
