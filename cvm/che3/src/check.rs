@@ -246,7 +246,8 @@ impl Checker<'_> {
     /// The index of the definition `word` names, which must be of kind
     /// `want` and come before statement `at`.
     fn resolve(&mut self, word: &Word, want: Kind, at: usize) -> Option<usize> {
-        if let Some((lit_kind, _)) = literal::che_literal(&word.text) {
+        let found = self.syms.get(&word.text).copied();
+        if let (None, Some((lit_kind, _))) = (found, literal::che_literal(&word.text)) {
             let d = Diagnostic::error(
                 word.span,
                 format!(
@@ -261,7 +262,7 @@ impl Checker<'_> {
             self.err(d);
             return None;
         }
-        let Some(sym) = self.syms.get(&word.text).copied() else {
+        let Some(sym) = found else {
             let mut d = Diagnostic::error(
                 word.span,
                 format!("cannot find {} `{}`", want.name(), word.text),
