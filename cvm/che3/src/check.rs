@@ -396,7 +396,12 @@ impl Checker<'_> {
                         .iter()
                         .filter(|f| f.role == role)
                         .map(|f| f.name);
-                    if let Some(best) = closest(name, candidates) {
+                    let other = functions::OTHER_SPELLINGS.iter().find(|(o, _)| o == name);
+                    if let Some((_, real)) = other {
+                        d = d.note(format!(
+                            "the examples of the Nimzo 3 documentation write `{name}`; the function is `{real}`"
+                        ));
+                    } else if let Some(best) = closest(name, candidates) {
                         d = d.help(format!("a function with a similar name exists: `{best}`"));
                     }
                     d
@@ -514,7 +519,29 @@ impl Checker<'_> {
                             rest = &args[1..];
                         }
                         Ok((found, _)) if found == kind => {
-                            let listed: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+                            // The piece written later, or not at all.
+                            let later = args.iter().position(|a| {
+                                matches!(literal::classify(&a.text), Ok((LitKind::Piece, _)))
+                            });
+                            let mut order: Vec<&str> =
+                                args.iter().map(|a| a.text.as_str()).collect();
+                            let (label, help) = match later {
+                                Some(at) => {
+                                    let piece = order.remove(at);
+                                    order.insert(0, piece);
+                                    (
+                                        "the piece comes later",
+                                        format!("write `{name}({})`", order.join(" ")),
+                                    )
+                                }
+                                None => (
+                                    "no piece",
+                                    format!(
+                                        "write the piece first: `{name}(wN {})`",
+                                        order.join(" ")
+                                    ),
+                                ),
+                            };
                             let d = Diagnostic::error(
                                 first.span,
                                 format!(
@@ -523,13 +550,19 @@ impl Checker<'_> {
                                     first.text
                                 ),
                             )
-                            .label("the piece is missing")
-                            .help(format!(
-                                "write the piece first: `{name}(wN {})`",
-                                listed.join(" ")
-                            ));
+                            .label(label)
+                            .help(help);
                             self.err(d);
                             ok = false;
+                            if let Some(at) = later {
+                                // The other arguments, without the piece.
+                                for (i, a) in args.iter().enumerate() {
+                                    if i != at {
+                                        let _ = self.arg(name, a, kind, &literal::plural(kind));
+                                    }
+                                }
+                                rest = &[];
+                            }
                         }
                         _ => {
                             // Not a piece (`arg` says why); the other
@@ -586,11 +619,13 @@ impl Checker<'_> {
                     .help(format!("write `{spelling}`"))
             }
             Err(NotLiteral::ChePlusPlus(kind)) => {
+                let wildcard = matches!(kind, LitKind::Square | LitKind::Move | LitKind::Piece);
                 let d = Diagnostic::error(
                     word.span,
                     format!(
-                        "`{text}` is a Che++ {}, which Che does not have",
-                        kind.name()
+                        "`{text}` is a Che++ {}{}, which Che does not have",
+                        kind.name(),
+                        if wildcard { " with a wildcard" } else { "" }
                     ),
                 )
                 .label(format!("expected {what}"));

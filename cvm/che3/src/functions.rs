@@ -181,6 +181,15 @@ impl Func {
     }
 }
 
+/// Names the examples of the Nimzo 3 documentation use for functions it
+/// lists under other names; the checker points from them to the real
+/// names.
+pub const OTHER_SPELLINGS: &[(&str, &str)] = &[
+    ("wkattack", "wkingattack"),
+    ("bkattack", "bkingattack"),
+    ("piecerow", "piecerows"),
+];
+
 /// The function named `name`, if Che has one.
 pub fn by_name(name: &str) -> Option<&'static FuncInfo> {
     FUNCTIONS.iter().find(|i| i.name == name)

@@ -232,10 +232,13 @@ fn run(
             Output::Chepp => chepp = Some(convert::convert(&program, &checked, &sources)),
         }
     }
+    // In source order: the stages find problems in passes of their own.
+    let mut diagnostics = diags.into_vec();
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.lo)));
     Compilation {
         module,
         chepp,
-        diagnostics: diags.into_vec(),
+        diagnostics,
         sources,
     }
 }

@@ -124,9 +124,17 @@ impl<'a> Parser<'a> {
         self.keyword().is_some() || *self.peek() == TokenKind::Eof
     }
 
-    /// Skips to just after the next `;`, or to the next keyword.
+    /// True at a keyword written in another letter case (`Advice`): after
+    /// an error, probably the next statement.
+    fn at_miscased_keyword(&self) -> bool {
+        matches!(self.peek(), TokenKind::Word(w)
+            if KEYWORDS.contains(&w.to_ascii_lowercase().as_str()) && !KEYWORDS.contains(&w.as_str()))
+    }
+
+    /// Skips to just after the next `;`, or to the next keyword (in any
+    /// letter case).
     fn recover(&mut self) {
-        while !self.at_boundary() {
+        while !self.at_boundary() && !self.at_miscased_keyword() {
             if self.bump().is_some_and(|t| t.kind == TokenKind::Semi) {
                 return;
             }
@@ -244,7 +252,7 @@ impl<'a> Parser<'a> {
         let d = Diagnostic::error(at, format!("`;` missing at the end of the {what}"))
             .label(format!("expected `;` here, found {found}"));
         self.error(d);
-        if !self.at_boundary() {
+        if !self.at_boundary() && !self.at_miscased_keyword() {
             self.recover();
         }
     }
@@ -271,11 +279,18 @@ impl<'a> Parser<'a> {
             }
             let open = self.span();
             self.bump();
-            let items = self.pattern_items(open);
+            let (items, closed) = self.pattern_items(open);
             if which == "AND" {
                 stmt.and = items;
             } else {
                 stmt.or = items;
+            }
+            if !closed {
+                // Reported; the statement ends at its `;` if there is one.
+                if *self.peek() == TokenKind::Semi {
+                    self.bump();
+                }
+                return stmt;
             }
         }
         self.semicolon("pattern");
@@ -283,7 +298,8 @@ impl<'a> Parser<'a> {
     }
 
     /// The entries of one pattern list, after its `{`; consumes the `}`.
-    fn pattern_items(&mut self, open: Span) -> Vec<PatternItem> {
+    /// The flag says whether the list was closed.
+    fn pattern_items(&mut self, open: Span) -> (Vec<PatternItem>, bool) {
         let mut items = Vec::new();
         loop {
             let start = self.span();
@@ -294,7 +310,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 TokenKind::RBrace if !negated => {
                     self.bump();
-                    return items;
+                    return (items, true);
                 }
                 TokenKind::Word(_) if self.keyword().is_none() => {
                     let test = self.test();
@@ -313,7 +329,7 @@ impl<'a> Parser<'a> {
                             .label("the list is not closed")
                             .secondary(open, "the list opens here");
                         self.error(d);
-                        return items;
+                        return (items, false);
                     }
                     let what = if negated {
                         "a function or pattern name after `!`"
