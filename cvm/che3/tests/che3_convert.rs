@@ -33,3 +33,68 @@ fn generated_programs_convert_to_equivalent_chepp() {
         "{advised} of {checked} runs advised something"
     );
 }
+
+/// The converter's reserved words include every name `stdlib.che`
+/// declares, so no converted name can clash with one.
+#[test]
+fn every_stdlib_name_is_reserved() {
+    let mut n = 0;
+    for line in chepp::STDLIB_SOURCE.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let [kw, name, ..] = words.as_slice() {
+            if ["const", "function", "procedure"].contains(kw) {
+                let name = name.split(['(', ':', ';']).next().unwrap_or("");
+                assert!(
+                    che3::names::STDLIB_NAMES.contains(&name),
+                    "{name} is missing from che3::names::STDLIB_NAMES"
+                );
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, che3::names::STDLIB_NAMES.len());
+}
+
+/// The bonuses of `che3::lower` are the standard library's constants (and
+/// twice them for strong and bad moves): a Che++ program prints each
+/// constant the converter names.
+#[test]
+fn bonuses_are_the_stdlib_values() {
+    use che3::lower::Bonus;
+    let mut source = String::from("include stdlib.che\nconst STRONGMVBONUS := 2 * CHE_MVBONUS;\nconst BADMVMALUS := 2 * CHE_MVMALUS;\nprocedure main()\nbegin\n");
+    for b in Bonus::ALL {
+        source.push_str(&format!("  write {};\n", che3::convert::bonus_name(b)));
+    }
+    source.push_str("end;\n");
+    let c = chepp::compile_str("bonus.che", &source, &chepp::CompileOptions::default());
+    let program = cvm::Program::new(c.module.expect("compiles")).unwrap();
+    use cvm::Vm;
+    let mut out = cvm::CollectOutput::default();
+    cvm::Interpreter::new(&program)
+        .run_entry(&mut cvm::NoHost, &mut out)
+        .unwrap();
+    let values: Vec<String> = Bonus::ALL
+        .iter()
+        .map(|b| cvm::format_value(b.value()))
+        .collect();
+    let printed: Vec<String> = out.lines.iter().map(|l| l.to_string()).collect();
+    assert_eq!(printed, values);
+}
+
+#[test]
+fn awkward_names_are_escaped() {
+    let source = "pattern begin { } { };\npattern w { begin } { };\nadvice main goodsqrs(wN d4);\nadvice GoodSqrs.x main;\nadvice 01 GoodSqrs.x;\nrule end { w } 01;\n";
+    let (text, _) = che3_programs::convert(source).unwrap_or_else(|e| panic!("{e}"));
+    for routine in [
+        "function che_begin()",
+        "function che_w()",
+        "procedure che_main()",
+        "procedure GoodSqrs_x()",
+        "procedure che_01()",
+    ] {
+        assert!(text.contains(routine), "{routine}:\n{text}");
+    }
+    let board = cvm_chess::BoardView::from_fen(common::START).unwrap();
+    let table = check_conversion(source, &board).unwrap();
+    assert_eq!(table.square_bonus[0][1][27], 20);
+}

@@ -7,35 +7,10 @@
 
 use cvm_testkit::che3_programs;
 use proptest::prelude::*;
-use std::path::Path;
 
 fn front_end(source: &str) {
-    let loader = che3::MemLoader::with(&[
-        ("fuzz.che3", source),
-        (
-            "lib.che3",
-            "pattern lib { wpwns(e4) } { };\nadvice libadv goodsqrs(wN d4);\n",
-        ),
-    ]);
-    let options = che3::CompileOptions::default();
-    let c = che3::compile_with(&loader, Path::new("fuzz.che3"), &options);
-    let _ = c.render_diagnostics();
-    assert_eq!(c.module.is_some(), c.errors().next().is_none());
-    if let Some(m) = c.module {
-        cvm::Program::new(m).expect("compiler output verifies");
-        let converted = che3::convert_with(&loader, Path::new("fuzz.che3"), &options);
-        let text = converted.chepp.expect("what compiles converts");
-        let loader = chepp::MemLoader::with(&[("fuzz.che", text.as_str())]);
-        let cc = chepp::compile_with(
-            &loader,
-            Path::new("fuzz.che"),
-            &chepp::CompileOptions::default(),
-        );
-        assert!(
-            cc.diagnostics.is_empty(),
-            "{}\n{text}",
-            cc.render_diagnostics()
-        );
+    if let Err(e) = che3_programs::check_front_end(source) {
+        panic!("{e}\n--- source ---\n{source}");
     }
 }
 

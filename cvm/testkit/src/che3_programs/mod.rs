@@ -190,6 +190,49 @@ pub fn check_conversion(source: &str, board: &BoardView) -> Result<AdviceTable, 
     Ok(want)
 }
 
+/// Any text through the front end (with a library file `lib.che3` to
+/// include): diagnostics render, a module exists exactly when there is no
+/// error, it verifies, and the program converts to Che++ that compiles
+/// without a diagnostic. `Err` describes the first broken promise; a panic
+/// anywhere is a bug too.
+pub fn check_front_end(source: &str) -> Result<(), String> {
+    let loader = che3::MemLoader::with(&[
+        (FILE_NAME, source),
+        (
+            "lib.che3",
+            "pattern lib { wpwns(e4) } { };\nadvice libadv goodsqrs(wN d4);\n",
+        ),
+    ]);
+    let options = che3::CompileOptions::default();
+    let c = che3::compile_with(&loader, Path::new(FILE_NAME), &options);
+    let _ = c.render_diagnostics();
+    if c.module.is_some() != c.errors().next().is_none() {
+        return Err("a module must exist exactly when there is no error".into());
+    }
+    let Some(module) = c.module else {
+        return Ok(());
+    };
+    Program::new(module).map_err(|e| format!("compiler output does not verify: {e}"))?;
+    let converted = che3::convert_with(&loader, Path::new(FILE_NAME), &options);
+    let Some(text) = converted.chepp else {
+        return Err("a program that compiles does not convert".into());
+    };
+    let loader = chepp::MemLoader::with(&[(CONVERTED_NAME, text.as_str())]);
+    let compiled = chepp::compile_with(
+        &loader,
+        Path::new(CONVERTED_NAME),
+        &chepp::CompileOptions::default(),
+    );
+    if compiled.diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the converted program draws diagnostics:\n{}\n{text}",
+            compiled.render_diagnostics()
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
