@@ -8,24 +8,20 @@
 //! result is immutable and can back any number of instances; dropping it
 //! frees the code.
 
-use crate::analysis::{self, ListFacts};
+use crate::analysis::loops::{counted_loops, CountedLoop};
+use crate::analysis::splice::{self, Splices};
+use crate::analysis::{constant_elements, depth_bounds, list_facts, ListFacts};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
-use crate::loops;
-use crate::lower::{cvm_signature, inlinable, Env, Lower, PTR};
+use crate::lower::{cvm_signature, Env, Lower, PTR};
 use crate::shims;
-use cranelift_codegen::inline::{Inline, InlineCommand};
-use cranelift_codegen::ir::{
-    types, AbiParam, ExternalName, InstBuilder, MemFlagsData, UserFuncName,
-};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
-use cvm::isa::Opcode;
 use cvm::{Memory, Program};
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -48,7 +44,17 @@ pub struct CompileStats {
     pub instructions: usize,
     /// Intrinsic calls compiled to native code (chess patterns on constant
     /// lists, pure functions of constants) instead of shim calls.
-    pub inlined: usize,
+    pub native_intrinsics: usize,
+    /// Calls spliced: lowered as the callee's body instead of a native
+    /// call (`docs/jit.md`, "Spliced calls").
+    pub spliced_calls: usize,
+    /// Lowered instructions the spliced bodies added (their loops' fast
+    /// copies counted), at most `instructions + 256`.
+    pub spliced_instructions: usize,
+    /// Lowered instructions in all: every function's body, each counted
+    /// loop's body once more for each fast copy, and the spliced bodies;
+    /// at most `6 * instructions + 256` (`docs/jit.md`, "Bounded cost").
+    pub lowered_instructions: usize,
     /// Bytes of native code produced (functions and trampolines).
     pub code_bytes: usize,
     /// Wall-clock time of [`JitProgram::compile`], analysis to finalized
@@ -132,97 +138,6 @@ impl Drop for JitProgram {
             unsafe { module.free_memory() };
         }
     }
-}
-
-/// Functions of at most this many CVM instructions are inlined into their
-/// callers.
-const INLINE_LIMIT: usize = 32;
-
-/// Tells Cranelift which calls to inline: direct calls of small CVM
-/// functions, with the callee's body as compiled so far (callees are
-/// compiled before their callers, so calls inside an inlined body were
-/// already inlined into it).
-struct Inliner<'a> {
-    bodies: &'a [cranelift_codegen::ir::Function],
-    /// Which functions may be inlined now.
-    inlinable: &'a [bool],
-    /// CVM function index by Cranelift function id.
-    index_of: &'a HashMap<u32, usize>,
-    /// The CVM functions inlined, one entry per call site.
-    inlined: Vec<usize>,
-}
-
-impl Inline for Inliner<'_> {
-    fn inline(
-        &mut self,
-        caller: &cranelift_codegen::ir::Function,
-        _call: cranelift_codegen::ir::Inst,
-        _opcode: cranelift_codegen::ir::Opcode,
-        callee: cranelift_codegen::ir::FuncRef,
-        _args: &[cranelift_codegen::ir::Value],
-    ) -> InlineCommand<'_> {
-        let ExternalName::User(name) = &caller.dfg.ext_funcs[callee].name else {
-            return InlineCommand::KeepCall;
-        };
-        let Some(name) = caller.params.user_named_funcs().get(*name) else {
-            return InlineCommand::KeepCall;
-        };
-        match self.index_of.get(&name.index) {
-            Some(&i) if name.namespace == 0 && self.inlinable[i] => {
-                self.inlined.push(i);
-                InlineCommand::Inline {
-                    callee: Cow::Borrowed(&self.bodies[i]),
-                    visit_callee: false,
-                }
-            }
-            _ => InlineCommand::KeepCall,
-        }
-    }
-}
-
-/// The functions in an order where every callee comes before its callers,
-/// cycles (recursion) broken anywhere: a depth-first post-order of the call
-/// graph.
-fn callees_first(program: &Program) -> Vec<usize> {
-    let calls: Vec<Vec<usize>> = program
-        .function_infos()
-        .iter()
-        .map(|info| {
-            let set: BTreeSet<usize> = info
-                .instrs
-                .iter()
-                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
-                .map(|i| i.instr.operands[0] as usize)
-                .filter(|&c| c < program.function_infos().len())
-                .collect();
-            set.into_iter().collect()
-        })
-        .collect();
-    let n = calls.len();
-    let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        seen[root] = true;
-        // (function, next callee to visit)
-        let mut stack = vec![(root, 0usize)];
-        while let Some(top) = stack.last_mut() {
-            let (f, k) = *top;
-            if let Some(&c) = calls[f].get(k) {
-                top.1 += 1;
-                if !seen[c] {
-                    seen[c] = true;
-                    stack.push((c, 0));
-                }
-            } else {
-                order.push(f);
-                stack.pop();
-            }
-        }
-    }
-    order
 }
 
 /// Bytes a frame needs beyond what Cranelift reports below the frame
@@ -326,196 +241,33 @@ impl JitProgram {
         Ok((jit, listing))
     }
 
+    /// Compiles `program` in four phases: the analysis (no Cranelift),
+    /// the declaration of every function, the definition (lowering and
+    /// compiling) of each, and the trampolines and linking.
     fn build(
         program: &Program,
         mut listing: Option<&mut Vec<FunctionListing>>,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let cvm_module = program.module();
-        let facts = analysis::list_facts(program);
-        let depth_bounds = analysis::depth_bounds(program);
-        let initial = Memory::new(cvm_module);
-        let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
-        let counted: Vec<Vec<loops::CountedLoop>> = cvm_module
-            .functions
-            .iter()
-            .zip(program.function_infos())
-            .map(|(f, info)| loops::counted_loops(f, info, &list_slots))
-            .collect();
-
-        let mut module = new_module()?;
-        let shim_ids = declare_shims(&mut module)?;
-        let mut ids = Vec::with_capacity(cvm_module.functions.len());
-        for (i, f) in cvm_module.functions.iter().enumerate() {
-            let sig = cvm_signature(module.make_signature(), f.arity());
-            let id = module
-                .declare_function(&format!("cvm_{i}"), Linkage::Local, &sig)
-                .map_err(link_error)?;
-            ids.push(id);
+        let facts = Facts::of(program);
+        let mut code = Code::declare(program)?;
+        for index in 0..program.module().functions.len() {
+            code.define(program, &facts, index, listing.as_deref_mut())?;
         }
-
-        let mut ctx = module.make_context();
-        let mut fctx = FunctionBuilderContext::new();
-        let mut frames = Vec::with_capacity(ids.len());
-        let mut code_bytes = 0usize;
-        let mut instructions = 0usize;
-        let mut inlined = 0usize;
-        let mut bodies = Vec::with_capacity(ids.len());
-        for (index, (f, info)) in cvm_module
-            .functions
-            .iter()
-            .zip(program.function_infos())
-            .enumerate()
-        {
-            instructions += info.instrs.len();
-            ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
-            ctx.func.name = UserFuncName::user(0, ids[index].as_u32());
-            // The direct callees, and those of every function that can be
-            // lowered into this one.
-            let mut called = BTreeSet::new();
-            let mut work = vec![index as u32];
-            let mut visited = BTreeSet::new();
-            while let Some(g) = work.pop() {
-                if !visited.insert(g) {
-                    continue;
-                }
-                for i in &program.function_infos()[g as usize].instrs {
-                    if i.depth.is_some() && i.instr.opcode == Opcode::Call {
-                        let c = i.instr.operands[0];
-                        called.insert(c);
-                        if inlinable(cvm_module, program.function_infos(), c) {
-                            work.push(c);
-                        }
-                    }
-                }
-            }
-            let mut callees = HashMap::new();
-            for c in called {
-                callees.insert(
-                    c,
-                    module.declare_func_in_func(ids[c as usize], &mut ctx.func),
-                );
-            }
-            let env = Env {
-                module: cvm_module,
-                initial: &initial,
-                constant_lists: &facts.constant,
-                infos: program.function_infos(),
-                inlined: Cell::new(0),
-                callees,
-                intrinsic: module.declare_func_in_func(shim_ids.intrinsic, &mut ctx.func),
-                write: module.declare_func_in_func(shim_ids.write, &mut ctx.func),
-                textout: module.declare_func_in_func(shim_ids.textout, &mut ctx.func),
-                pattern: module.declare_func_in_func(shim_ids.pattern, &mut ctx.func),
-                pattern_mask: module.declare_func_in_func(shim_ids.pattern_mask, &mut ctx.func),
-                loops: &counted,
-            };
-            let builder = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let builder = Lower::new(builder, &env, index as u32, f, info).run();
-            inlined += env.inlined.get();
-            builder.finalize(module.target_config());
-            bodies.push(std::mem::replace(
-                &mut ctx.func,
-                cranelift_codegen::ir::Function::new(),
-            ));
-            module.clear_context(&mut ctx);
-        }
-
-        // Small functions are inlined into their callers: their bodies
-        // already follow the calling convention, so the call site keeps its
-        // depth and fuel checks and the semantics do not change. Callees are
-        // compiled first and their inlined bodies kept, so a chain of small
-        // calls flattens completely; a function is inlinable while its CVM
-        // instructions plus those of everything inlined into it stay within
-        // the limit (recursion unrolls at most once).
-        let index_of: HashMap<u32, usize> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.as_u32(), i))
-            .collect();
-        let mut size: Vec<usize> = program
-            .function_infos()
-            .iter()
-            .map(|info| info.instrs.len())
-            .collect();
-        let mut inlinable: Vec<bool> = size.iter().map(|&n| n <= INLINE_LIMIT).collect();
-        for index in callees_first(program) {
-            let f = &cvm_module.functions[index];
-            let fail = |message: String| JitError::Function {
-                function: index as u32,
-                name: f.name.clone(),
-                message,
-            };
-            ctx.func = bodies[index].clone();
-            let mut inliner = Inliner {
-                bodies: &bodies,
-                inlinable: &inlinable,
-                index_of: &index_of,
-                inlined: Vec::new(),
-            };
-            ctx.inline(&mut inliner)
-                .map_err(|e| fail(format!("{e:?}")))?;
-            let inlined_here = inliner.inlined;
-            let grown = inlined_here
-                .iter()
-                .fold(size[index], |n, &c| n.saturating_add(size[c]));
-            if !inlined_here.is_empty() {
-                size[index] = grown;
-                inlinable[index] = grown <= INLINE_LIMIT;
-                if inlinable[index] {
-                    bodies[index] = ctx.func.clone();
-                }
-            }
-            ctx.set_disasm(listing.is_some());
-            module
-                .define_function(ids[index], &mut ctx)
-                .map_err(|e| fail(format!("{e:?}")))?;
-            let compiled = ctx
-                .compiled_code()
-                .ok_or_else(|| fail("no code produced".into()))?;
-            code_bytes += compiled.code_buffer().len();
-            if let Some(out) = listing.as_deref_mut() {
-                out.push(FunctionListing {
-                    name: f.name.clone(),
-                    vcode: compiled.vcode.clone().unwrap_or_default(),
-                    bytes: compiled.code_buffer().to_vec(),
-                });
-            }
-            let frame = match compiled.buffer.frame_layout() {
-                Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
-                // Without Cranelift's figure, assume every slot and stack
-                // entry spilled twice over, plus a page.
-                None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
-            };
-            frames.push(frame);
-            module.clear_context(&mut ctx);
-        }
-
-        // One entry trampoline per arity.
-        let arities: BTreeSet<u32> = cvm_module.functions.iter().map(|f| f.arity()).collect();
-        let mut trampolines = HashMap::new();
-        for &arity in &arities {
-            let id = define_trampoline(&mut module, &mut ctx, &mut fctx, arity)?;
-            code_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
-            module.clear_context(&mut ctx);
-            trampolines.insert(arity, id);
-        }
-
-        module.finalize_definitions().map_err(link_error)?;
-        let functions = cvm_module
-            .functions
-            .iter()
-            .zip(&ids)
-            .map(|(f, &id)| CompiledFn {
-                code: module.get_finalized_function(id),
-                entry: module.get_finalized_function(trampolines[&f.arity()]),
-            })
-            .collect();
-        let max_frame = frames.iter().copied().max().unwrap_or(FRAME_SETUP);
+        let native_intrinsics = code.native_intrinsics;
+        let max_frame = code.frames.iter().copied().max().unwrap_or(FRAME_SETUP);
+        let (module, functions, code_bytes) = code.finalize(program)?;
         let stats = CompileStats {
-            functions: cvm_module.functions.len(),
-            instructions,
-            inlined,
+            functions: program.module().functions.len(),
+            instructions: program
+                .function_infos()
+                .iter()
+                .map(|i| i.instrs.len())
+                .sum(),
+            native_intrinsics,
+            spliced_calls: facts.splices.calls,
+            spliced_instructions: facts.splices.instructions,
+            lowered_instructions: facts.splices.lowered,
             code_bytes,
             duration: started.elapsed(),
         };
@@ -523,10 +275,10 @@ impl JitProgram {
             program: program.clone(),
             module: Some(module),
             functions,
-            facts,
-            depth_bounds,
+            facts: facts.lists,
+            depth_bounds: facts.depth_bounds,
             max_frame,
-            initial,
+            initial: facts.initial,
             stats,
         })
     }
@@ -545,6 +297,193 @@ impl JitProgram {
     /// advice table and the default limits.
     pub fn instance(&self) -> JitInstance<'_> {
         JitInstance::new(self)
+    }
+}
+
+/// What the analysis learned about the program (phase 1: no Cranelift).
+struct Facts {
+    lists: ListFacts,
+    /// The distinct elements of each constant list.
+    constant_elements: Vec<Option<Vec<i32>>>,
+    depth_bounds: Vec<Option<u32>>,
+    /// A fresh instance memory: the template new instances copy and the
+    /// layout compiled code is specialised for.
+    initial: Memory,
+    /// The counted loops of each function.
+    loops: Vec<Vec<CountedLoop>>,
+    splices: Splices,
+}
+
+impl Facts {
+    fn of(program: &Program) -> Facts {
+        let initial = Memory::new(program.module());
+        let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
+        let loops: Vec<Vec<CountedLoop>> = program
+            .module()
+            .functions
+            .iter()
+            .zip(program.function_infos())
+            .map(|(f, info)| counted_loops(f, info, &list_slots))
+            .collect();
+        let splices = splice::plan(program, &loops);
+        let lists = list_facts(program);
+        Facts {
+            constant_elements: constant_elements(&lists, &initial),
+            lists,
+            depth_bounds: depth_bounds(program),
+            initial,
+            loops,
+            splices,
+        }
+    }
+}
+
+/// The Cranelift module being filled, with what the phases after the
+/// analysis share.
+struct Code {
+    module: JITModule,
+    ctx: cranelift_codegen::Context,
+    fctx: FunctionBuilderContext,
+    shims: ShimIds,
+    /// The Cranelift function of each CVM function.
+    ids: Vec<FuncId>,
+    /// Each compiled function's native frame, in bytes.
+    frames: Vec<u64>,
+    code_bytes: usize,
+    native_intrinsics: usize,
+}
+
+impl Code {
+    /// Phase 2: a module with the shims and one Cranelift function per CVM
+    /// function, so calls between them (recursion included) are direct.
+    fn declare(program: &Program) -> Result<Code, JitError> {
+        let mut module = new_module()?;
+        let shims = declare_shims(&mut module)?;
+        let mut ids = Vec::with_capacity(program.module().functions.len());
+        for (i, f) in program.module().functions.iter().enumerate() {
+            let sig = cvm_signature(module.make_signature(), f.arity());
+            let id = module
+                .declare_function(&format!("cvm_{i}"), Linkage::Local, &sig)
+                .map_err(link_error)?;
+            ids.push(id);
+        }
+        Ok(Code {
+            ctx: module.make_context(),
+            fctx: FunctionBuilderContext::new(),
+            module,
+            shims,
+            frames: Vec::with_capacity(ids.len()),
+            ids,
+            code_bytes: 0,
+            native_intrinsics: 0,
+        })
+    }
+
+    /// Phase 3: lowers CVM function `index` (with the bodies spliced into
+    /// it) to Cranelift IR and compiles it.
+    fn define(
+        &mut self,
+        program: &Program,
+        facts: &Facts,
+        index: usize,
+        listing: Option<&mut Vec<FunctionListing>>,
+    ) -> Result<(), JitError> {
+        let cvm_module = program.module();
+        let f = &cvm_module.functions[index];
+        let info = &program.function_infos()[index];
+        let fail = |message: String| JitError::Function {
+            function: index as u32,
+            name: f.name.clone(),
+            message,
+        };
+        let ctx = &mut self.ctx;
+        let module = &mut self.module;
+        ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
+        ctx.func.name = UserFuncName::user(0, self.ids[index].as_u32());
+        let callees: HashMap<u32, _> = facts
+            .splices
+            .native_callees(program, index)
+            .into_iter()
+            .map(|c| {
+                let id = self.ids[c as usize];
+                (c, module.declare_func_in_func(id, &mut ctx.func))
+            })
+            .collect();
+        let mut shim = |id| module.declare_func_in_func(id, &mut ctx.func);
+        let env = Env {
+            module: cvm_module,
+            initial: &facts.initial,
+            constant_elements: &facts.constant_elements,
+            infos: program.function_infos(),
+            native_intrinsics: Cell::new(0),
+            callees,
+            intrinsic: shim(self.shims.intrinsic),
+            write: shim(self.shims.write),
+            textout: shim(self.shims.textout),
+            pattern: shim(self.shims.pattern),
+            pattern_mask: shim(self.shims.pattern_mask),
+            loops: &facts.loops,
+            splices: &facts.splices,
+        };
+        let builder = FunctionBuilder::new(&mut ctx.func, &mut self.fctx);
+        let builder = Lower::new(builder, &env, index as u32, f, info).run();
+        self.native_intrinsics += env.native_intrinsics.get();
+        builder.finalize(module.target_config());
+        ctx.set_disasm(listing.is_some());
+        module
+            .define_function(self.ids[index], ctx)
+            .map_err(|e| fail(format!("{e:?}")))?;
+        let compiled = ctx
+            .compiled_code()
+            .ok_or_else(|| fail("no code produced".into()))?;
+        self.code_bytes += compiled.code_buffer().len();
+        if let Some(out) = listing {
+            out.push(FunctionListing {
+                name: f.name.clone(),
+                vcode: compiled.vcode.clone().unwrap_or_default(),
+                bytes: compiled.code_buffer().to_vec(),
+            });
+        }
+        let frame = match compiled.buffer.frame_layout() {
+            Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
+            // Without Cranelift's figure, assume every slot and stack
+            // entry spilled twice over, plus a page.
+            None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
+        };
+        self.frames.push(frame);
+        module.clear_context(ctx);
+        Ok(())
+    }
+
+    /// Phase 4: one entry trampoline per arity, the shims linked, the code
+    /// finalized; the module, each function's code and entry, and the code
+    /// bytes in all.
+    fn finalize(
+        mut self,
+        program: &Program,
+    ) -> Result<(JITModule, Vec<CompiledFn>, usize), JitError> {
+        let functions = &program.module().functions;
+        let arities: BTreeSet<u32> = functions.iter().map(|f| f.arity()).collect();
+        let mut trampolines = HashMap::new();
+        for &arity in &arities {
+            let id = define_trampoline(&mut self.module, &mut self.ctx, &mut self.fctx, arity)?;
+            self.code_bytes += self
+                .ctx
+                .compiled_code()
+                .map_or(0, |c| c.code_buffer().len());
+            self.module.clear_context(&mut self.ctx);
+            trampolines.insert(arity, id);
+        }
+        self.module.finalize_definitions().map_err(link_error)?;
+        let compiled = functions
+            .iter()
+            .zip(&self.ids)
+            .map(|(f, &id)| CompiledFn {
+                code: self.module.get_finalized_function(id),
+                entry: self.module.get_finalized_function(trampolines[&f.arity()]),
+            })
+            .collect();
+        Ok((self.module, compiled, self.code_bytes))
     }
 }
 

@@ -7,11 +7,10 @@
 //!
 //! | module | job |
 //! |--------|-----|
-//! | [`compile`] | a whole program to native code ([`JitProgram`]) |
-//! | `lower` | one CVM function to Cranelift IR |
-//! | `inline` | chess pattern intrinsics as native bitboard code |
-//! | `analysis` | constant lists and call-depth bounds |
-//! | `loops` | counted loops: a check-free copy behind a guard |
+//! | `analysis` | facts about the CVM program, no Cranelift: constant lists, call-depth bounds, counted loops, which calls are spliced |
+//! | [`compile`] | a whole program to native code ([`JitProgram`]): analysis, declaration, definition, linking |
+//! | `lower` | one CVM function (with the calls spliced into it) to Cranelift IR |
+//! | `patterns` | native patterns: chess pattern intrinsics as native bitboard code |
 //! | `context` | the `#[repr(C)]` record compiled code and shims share |
 //! | `shims` | the Rust functions compiled code calls |
 //! | `stack` | native stack for deep recursion |
@@ -41,10 +40,9 @@ mod analysis;
 pub mod compile;
 mod context;
 mod error;
-mod inline;
 pub mod instance;
-mod loops;
 mod lower;
+mod patterns;
 pub mod prepared;
 mod shims;
 mod stack;

@@ -1,4 +1,4 @@
-//! The inlined chess patterns against the Rust intrinsics: random programs
+//! The native patterns (`src/patterns.rs`) against the Rust intrinsics: random programs
 //! of pattern calls on constant lists (valid and invalid pieces, colours,
 //! compoperators, squares, wildcards, end markers), with constant and
 //! run-time counts, run on random boards by both backends. Every call's
@@ -101,7 +101,7 @@ fn side(rng: &mut Rng) -> i32 {
 
 /// A program of `calls` pattern calls, each on its own constant list, the
 /// results written one per line. Also returns how many calls the JIT
-/// should be able to inline.
+/// should be able to compile to native code.
 fn random_program(rng: &mut Rng, calls: usize) -> (String, usize) {
     let mut lists = String::new();
     let mut body = String::new();
@@ -156,11 +156,11 @@ fn random_program(rng: &mut Rng, calls: usize) -> (String, usize) {
     (src, inlinable)
 }
 
-fn outputs_agree(src: &str, boards: &[BoardView], expect_inlined: usize) {
+fn outputs_agree(src: &str, boards: &[BoardView], expect_native: usize) {
     let module = asm::assemble(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let program = Program::new(module).expect("verifies");
     let jit = JitProgram::compile(&program).expect("compiles");
-    assert_eq!(jit.stats().inlined, expect_inlined, "{src}");
+    assert_eq!(jit.stats().native_intrinsics, expect_native, "{src}");
     let mut vm = jit.instance();
     let mut reference = Interpreter::new(&program);
     for board in boards {
@@ -175,7 +175,7 @@ fn outputs_agree(src: &str, boards: &[BoardView], expect_inlined: usize) {
 }
 
 #[test]
-fn inlined_patterns_agree_with_the_intrinsics() {
+fn native_patterns_agree_with_the_intrinsics() {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..150 {
         let calls = 1 + rng.below(25) as usize;
@@ -243,7 +243,7 @@ fn hand_checked_patterns() {
     let module = asm::assemble(src).expect("assembles");
     let program = Program::new(module).expect("verifies");
     let jit = JitProgram::compile(&program).expect("compiles");
-    assert_eq!(jit.stats().inlined, 7);
+    assert_eq!(jit.stats().native_intrinsics, 7);
     let mut vm = jit.instance();
     let mut out = CollectOutput::default();
     vm.run_entry(&mut BoardHost(b), &mut out).expect("runs");

@@ -368,7 +368,7 @@ const PATTERN: &str = "
 fn changing_a_folded_list_falls_back_to_the_interpreter() {
     let p = program(PATTERN);
     let code = JitProgram::compile(&p).expect("compiles");
-    assert_eq!(code.stats().inlined, 1);
+    assert_eq!(code.stats().native_intrinsics, 1);
     let mut board = BoardView::EMPTY;
     board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
     let mut vm = code.instance();

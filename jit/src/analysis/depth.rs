@@ -1,12 +1,8 @@
-//! Whole-program facts the compiler and the instance need beyond what the
-//! verifier records. Which lists are constant comes from
-//! [`cvm::analysis`] (the optimizer needs it too); this module adds the
-//! depth bounds: when no recursion is reachable from a function, the
+//! Call-depth bounds: when no recursion is reachable from a function, the
 //! deepest nesting a call to it can reach is the longest call chain, known
 //! at compile time, and the instance then reserves native stack for that
 //! many frames instead of for the whole depth limit.
 
-pub(crate) use cvm::analysis::{list_facts, ListFacts};
 use cvm::isa::Opcode;
 use cvm::Program;
 

@@ -1,4 +1,4 @@
-//! Chess pattern intrinsics as native bitboard code.
+//! Native patterns: chess pattern intrinsics as native bitboard code.
 //!
 //! Che++ advice programs are mostly pattern tests on literal square lists:
 //! `PcOnSqrs(wP, c3 d4 e3)` compiles to `push wP; lref L; intr PcOnSqrs`
@@ -38,6 +38,12 @@ use cvm_chess::lit;
 use cvm_chess::pattern::ListFold;
 use cvm_chess::sets::{self, FILE_A};
 
+/// `CmpNrPcs` on a list of more distinct elements than this is called, not
+/// compiled: it makes one test per element. (Every other native pattern
+/// makes at most 18 tests, one per distinct wildcard and one for all the
+/// concrete squares, or one per file.)
+const MAX_COUNT_TESTS: usize = 16;
+
 /// How a pattern combines its list elements.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Form {
@@ -48,7 +54,7 @@ enum Form {
 /// Tries to compile intrinsic `id`, whose arguments are the stack slots
 /// from `base` up, as native code. Returns the result value (an `i32`; for
 /// intrinsics without a result, any value) or `None` when it must be called.
-pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
+pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
     let name = INTRINSICS.get(id as usize)?.name;
     let form = if name.starts_with("or") {
         Form::Or
@@ -71,7 +77,7 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             let Some((cs, ks)) = sets::piece(piece) else {
                 return Some(konst(l, 0));
             };
-            let Some(fold) = ListFold::squares(&els) else {
+            let Some(fold) = ListFold::squares(els) else {
                 return Some(konst(l, 0));
             };
             let set = pieces(l, cs, ks);
@@ -80,7 +86,7 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "DblPwns" | "orDblPwns" | "Passed" | "orPassed" | "ExchngCtrl" | "orExchngCtrl" => {
             let colour = l.known(base)?;
             let els = constant_list(l, base + 1)?;
-            let (Some(_), Some(fold)) = (sets::colours(colour), ListFold::squares(&els)) else {
+            let (Some(_), Some(fold)) = (sets::colours(colour), ListFold::squares(els)) else {
                 return Some(konst(l, 0));
             };
             let which = match name {
@@ -94,7 +100,7 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "Control" | "orControl" => {
             let piece = l.known(base)?;
             let els = constant_list(l, base + 1)?;
-            let (Some(_), Some(fold)) = (sets::piece(piece), ListFold::squares(&els)) else {
+            let (Some(_), Some(fold)) = (sets::piece(piece), ListFold::squares(els)) else {
                 return Some(konst(l, 0));
             };
             let set = shim_set(l, pattern::CONTROL, piece, fold.union, offset);
@@ -114,6 +120,11 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             else {
                 return Some(konst(l, 0));
             };
+            // One test per distinct element: a long list stays a call, so
+            // the code of one instruction stays bounded.
+            if masks.len() > MAX_COUNT_TESTS {
+                return None;
+            }
             let n = l.get(base + 2);
             let set = pieces(l, cs, ks);
             let tests: Vec<Value> = dedup(masks)
@@ -189,7 +200,7 @@ pub(crate) fn try_inline(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
 /// `pat.any` otherwise) on intrinsic `id` natively: its scalar argument
 /// (piece or colour, in stack slot `base`) must be known. The result
 /// agrees with the intrinsic's folded form ([`cvm::intrinsics::Fold`]).
-pub(crate) fn try_inline_mask(
+pub(crate) fn try_native_mask(
     l: &mut Lower<'_, '_>,
     id: u32,
     base: u32,
@@ -245,15 +256,12 @@ fn konst(l: &mut Lower<'_, '_>, v: i32) -> Value {
     l.b.ins().iconst(types::I32, i64::from(v))
 }
 
-/// The elements of the list whose reference is in stack slot `k`, when
-/// that is a constant list: the module's initial values before the first
-/// end marker.
-fn constant_list(l: &Lower<'_, '_>, k: u32) -> Option<Vec<i32>> {
-    let list = u32::try_from(l.known(k)?).ok()?;
-    if !*l.env.constant_lists.get(list as usize)? {
-        return None;
-    }
-    Some(l.env.initial.list_elements(list).to_vec())
+/// The distinct elements of the list whose reference is in stack slot `k`,
+/// when that is a constant list: the module's initial values before the
+/// first end marker, each once ([`crate::analysis::constant_elements`]).
+fn constant_list<'e>(l: &Lower<'e, '_>, k: u32) -> Option<&'e [i32]> {
+    let list = usize::try_from(l.known(k)?).ok()?;
+    l.env.constant_elements.get(list)?.as_deref()
 }
 
 /// The comparison of a compoperator value (`count op n`).

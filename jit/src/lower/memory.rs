@@ -1,0 +1,192 @@
+//! Memory and lists in the lowering: globals, list elements with their
+//! bounds checks (left out where a constant index or a counted loop's
+//! guard proves them), the list table, for-in steps, and the stack slot
+//! for intrinsic arguments.
+
+use super::{invariant, trusted, Lower, PTR};
+use crate::context::{offsets, trap};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value,
+};
+use cvm::intrinsics::MAX_PARAMS;
+use cvm::runtime::ListSlice;
+
+impl Lower<'_, '_> {
+    pub(super) fn global_addr(&mut self, g: u32) -> (Value, i32) {
+        (self.globals, (g as i32).wrapping_mul(4))
+    }
+
+    /// The address of element `idx` of module list `list`, bounds-checked
+    /// (a bounds error at `offset`).
+    pub(super) fn list_elem(
+        &mut self,
+        list: u32,
+        idx: Value,
+        known: Option<i32>,
+        offset: u32,
+    ) -> Value {
+        let ListSlice { base, slots } = self.env.initial.lists[list as usize];
+        match known {
+            Some(k) if (k as u32) < slots => {
+                let _ = idx;
+                let at = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(self.heap, i64::from(base + k as u32) * 4);
+                at
+            }
+            _ => {
+                if !self.proven(offset) {
+                    let out = self.b.ins().icmp_imm_s(
+                        IntCC::UnsignedGreaterThanOrEqual,
+                        idx,
+                        i64::from(slots),
+                    );
+                    let s = self.b.ins().iconst(types::I32, i64::from(slots));
+                    self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(s));
+                }
+                let wide = self.b.ins().uextend(PTR, idx);
+                let bytes = self.b.ins().ishl_imm_u(wide, 2);
+                let at = self.b.ins().iadd(self.heap, bytes);
+                self.b.ins().iadd_imm_s(at, i64::from(base) * 4)
+            }
+        }
+    }
+
+    /// The address of element `idx` of the list referenced by `r` (a list
+    /// index, valid by verification), bounds-checked.
+    pub(super) fn ref_elem(
+        &mut self,
+        r: Value,
+        r_known: Option<i32>,
+        idx: Value,
+        idx_known: Option<i32>,
+        offset: u32,
+    ) -> Value {
+        if let Some(list) = r_known {
+            return self.list_elem(list as u32, idx, idx_known, offset);
+        }
+        let (base, slots) = self.slice_of(r);
+        if !self.proven(offset) {
+            let out = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, slots);
+            self.trap_if(out, Some(trap::LIST_INDEX), offset, Some(idx), Some(slots));
+        }
+        self.heap_addr(base, idx)
+    }
+
+    /// Base and slot count of the list referenced by `r`.
+    pub(super) fn slice_of(&mut self, r: Value) -> (Value, Value) {
+        let wide = self.b.ins().uextend(PTR, r);
+        let scaled = self.b.ins().imul_imm_s(wide, offsets::SLICE_SIZE);
+        let entry = self.b.ins().iadd(self.lists, scaled);
+        let base = self
+            .b
+            .ins()
+            .load(types::I32, invariant(), entry, offsets::SLICE_BASE);
+        let slots = self
+            .b
+            .ins()
+            .load(types::I32, invariant(), entry, offsets::SLICE_SLOTS);
+        (base, slots)
+    }
+
+    pub(super) fn heap_addr(&mut self, base: Value, idx: Value) -> Value {
+        let base = self.b.ins().uextend(PTR, base);
+        let idx = self.b.ins().uextend(PTR, idx);
+        let at = self.b.ins().iadd(base, idx);
+        let bytes = self.b.ins().ishl_imm_u(at, 2);
+        self.b.ins().iadd(self.heap, bytes)
+    }
+
+    /// One for-in step, with the list (`base`, `slots`) and the cursor:
+    /// branches to `exit` when the cursor is not below the slot count
+    /// (unsigned) or the element there is the end marker -1; otherwise
+    /// continues in a fresh block and returns the element.
+    pub(super) fn for_elem(
+        &mut self,
+        base: Value,
+        slots: Value,
+        cursor: Value,
+        exit: Block,
+    ) -> Value {
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, cursor, slots);
+        let load = self.b.create_block();
+        self.b.ins().brif(inside, load, &[], exit, &[]);
+        self.b.switch_to_block(load);
+        let addr = self.heap_addr(base, cursor);
+        let elem = self.b.ins().load(types::I32, trusted(), addr, 0);
+        let end = self.b.ins().icmp_imm_s(IntCC::Equal, elem, -1);
+        let cont = self.b.create_block();
+        self.b.ins().brif(end, exit, &[], cont, &[]);
+        self.flush();
+        self.b.switch_to_block(cont);
+        self.open = true;
+        elem
+    }
+
+    /// A for-in step (`forl`, `forx`) over the list (`base`, `slots`) with
+    /// the cursor in `cursor_slot`: with an element, push it and advance
+    /// the cursor; without, jump to `target`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn for_step(
+        &mut self,
+        base: Value,
+        slots: Value,
+        cursor_slot: u32,
+        d: u32,
+        offset: u32,
+        target: u32,
+    ) {
+        let cursor = self.slot(cursor_slot);
+        let exit = self.edge(offset, target);
+        let elem = self.for_elem(base, slots, cursor, exit);
+        self.set(d, elem);
+        let next = self.b.ins().iadd_imm_s(cursor, 1);
+        self.set_slot(cursor_slot, next);
+    }
+
+    /// An inverted for-in step (`forl.b`, `forx.b`): with an element, push
+    /// it, advance the cursor and jump to `target`; without, fall through.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn for_step_back(
+        &mut self,
+        base: Value,
+        slots: Value,
+        cursor_slot: u32,
+        d: u32,
+        offset: u32,
+        target: u32,
+        next: Option<u32>,
+    ) {
+        let cursor = self.slot(cursor_slot);
+        let fall = match next {
+            Some(n) => self.target_block(offset, n),
+            None => self.b.create_block(),
+        };
+        let elem = self.for_elem(base, slots, cursor, fall);
+        self.set(d, elem);
+        let advanced = self.b.ins().iadd_imm_s(cursor, 1);
+        self.set_slot(cursor_slot, advanced);
+        self.jump(offset, target);
+    }
+
+    /// The stack slot holding intrinsic arguments, created on first use.
+    pub(crate) fn args_slot(&mut self) -> StackSlot {
+        match self.args_slot {
+            Some(s) => s,
+            None => {
+                let s = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (MAX_PARAMS * 4) as u32,
+                    2,
+                ));
+                self.args_slot = Some(s);
+                s
+            }
+        }
+    }
+}
