@@ -146,7 +146,7 @@ pub enum ProgramSource {
     Shanny,
     /// The example program plus an `Evaluate()` leaf hook (written `<shanny-eval>`).
     ShannyEval,
-    /// A file: `.cmp` module, `.asm` listing, or Che++ source.
+    /// A file: `.cmp` module, `.asm` listing, `.che3` Che (Nimzo 3) source, or Che++ source.
     File(PathBuf),
 }
 
@@ -231,6 +231,15 @@ fn compiled(compilation: chepp::Compilation) -> Result<Program, AdviceError> {
     }
 }
 
+/// A Che (Nimzo 3) program: its rules run in `main()` like any program's; it has no
+/// `Evaluate()`, so node mode runs it as root mode does.
+fn compiled_che3(compilation: che3::Compilation) -> Result<Program, AdviceError> {
+    match compilation.module {
+        Some(module) => optimized(module).map_err(AdviceError::Compile),
+        None => Err(AdviceError::Compile(compilation.render_diagnostics())),
+    }
+}
+
 impl Advisor {
     /// Loads, verifies and (for source) compiles and optimises the program.
     pub fn load(source: &ProgramSource) -> Result<Advisor, AdviceError> {
@@ -295,6 +304,15 @@ impl Advisor {
                 let text = String::from_utf8_lossy(&read()?).into_owned();
                 let module = cvm::asm::assemble(&text).map_err(|e| module_error(e.to_string()))?;
                 Program::new(module).map_err(|e| module_error(e.to_string()))
+            }
+            che3::EXTENSION => {
+                if !path.is_file() {
+                    read()?;
+                }
+                let options = che3::CompileOptions {
+                    include_dirs: options.include_dirs.clone(),
+                };
+                compiled_che3(che3::compile_file(path, &options))
             }
             _ => {
                 if !path.is_file() {
