@@ -26,7 +26,7 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(che_frontend cmp_loader interp differential optimizer che_programs)
+    targets=(che_frontend che3_frontend cmp_loader interp differential optimizer che_programs cheg_frontend cheg_differential)
 fi
 
 export RUSTC_WRAPPER="$PWD/rustc-wrapper.sh"

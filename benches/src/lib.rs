@@ -286,3 +286,5 @@ pub mod lua {
         }
     }
 }
+
+pub mod lab;

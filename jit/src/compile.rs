@@ -10,7 +10,7 @@
 //! result is immutable and can back any number of instances; dropping it
 //! frees the code.
 
-use crate::analysis::loops::{counted_loops, CountedLoop};
+use crate::analysis::loops::{counted_loops, CountedLoop, Lists};
 use crate::analysis::splice::{self, Splices};
 use crate::analysis::{constant_elements, depth_bounds, list_facts, ListFacts};
 use crate::context::offsets;
@@ -344,11 +344,21 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
         s.returns.push(AbiParam::new(types::I64));
         s
     };
-    let intrinsic_sig = sig(&[PTR, types::I32, PTR]);
+    // The intrinsic and pattern-mask shims charge fuel: they take the fuel
+    // left and return what is left after the charge.
+    let intrinsic_sig = sig(&[PTR, types::I32, PTR, types::I64]);
     let write_sig = sig(&[PTR, types::I32]);
     let textout_sig = sig(&[PTR, types::I32]);
     let pattern_sig = sig(&[PTR, types::I32, types::I32, types::I64]);
-    let pattern_mask_sig = sig(&[PTR, types::I32, types::I32, types::I64, types::I32]);
+    let pattern_mask_sig = sig(&[
+        PTR,
+        types::I32,
+        types::I32,
+        types::I64,
+        types::I32,
+        types::I64,
+        PTR,
+    ]);
     let mut declare = |name: &str, s| {
         module
             .declare_function(name, Linkage::Import, s)
@@ -462,16 +472,19 @@ struct Facts {
 impl Facts {
     fn of(program: &Program) -> Facts {
         let initial = Memory::new(program.module());
-        let list_slots: Vec<u32> = initial.lists.iter().map(|l| l.slots).collect();
+        let lists = list_facts(program);
+        let known = Lists {
+            initial: &initial,
+            constant: &lists.constant,
+        };
         let loops: Vec<Vec<CountedLoop>> = program
             .module()
             .functions
             .iter()
             .zip(program.function_infos())
-            .map(|(f, info)| counted_loops(f, info, &list_slots))
+            .map(|(f, info)| counted_loops(f, info, known))
             .collect();
         let splices = splice::plan(program, &loops);
-        let lists = list_facts(program);
         Facts {
             constant_elements: constant_elements(&lists, &initial),
             lists,

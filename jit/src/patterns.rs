@@ -32,7 +32,7 @@ use crate::lower::Lower;
 use crate::shims::pattern;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
-use cvm::intrinsics::INTRINSICS;
+use cvm::intrinsics::{cost_folded, cost_known, Arg, ParamKind, INTRINSICS};
 use cvm_chess::board::kind;
 use cvm_chess::lit;
 use cvm_chess::pattern::ListFold;
@@ -64,6 +64,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
     match name {
         "NxtSqr" | "PrvSqr" => {
             let v = l.known(base)?;
+            pay(l, id, base, offset)?;
             let r = if name == "NxtSqr" {
                 lit::next_square(v)
             } else {
@@ -74,6 +75,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "PcOnSqrs" | "orPcOnSqrs" => {
             let piece = l.known(base)?;
             let els = constant_list(l, base + 1)?;
+            pay(l, id, base, offset)?;
             let Some((cs, ks)) = sets::piece(piece) else {
                 return Some(konst(l, 0));
             };
@@ -86,6 +88,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "DblPwns" | "orDblPwns" | "Passed" | "orPassed" | "ExchngCtrl" | "orExchngCtrl" => {
             let colour = l.known(base)?;
             let els = constant_list(l, base + 1)?;
+            pay(l, id, base, offset)?;
             let (Some(_), Some(fold)) = (sets::colours(colour), ListFold::squares(els)) else {
                 return Some(konst(l, 0));
             };
@@ -100,6 +103,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "Control" | "orControl" => {
             let piece = l.known(base)?;
             let els = constant_list(l, base + 1)?;
+            pay(l, id, base, offset)?;
             let (Some(_), Some(fold)) = (sets::piece(piece), ListFold::squares(els)) else {
                 return Some(konst(l, 0));
             };
@@ -110,6 +114,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             let piece = l.known(base)?;
             let op = l.known(base + 1)?;
             let els = constant_list(l, base + 3)?;
+            pay(l, id, base, offset)?;
             let (Some((cs, ks)), Some(cc)) = (sets::piece(piece), compop(op)) else {
                 return Some(konst(l, 0));
             };
@@ -139,6 +144,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "KingPos" | "orKingPos" => {
             let colour = l.known(base)?;
             let els = constant_list(l, base + 1)?;
+            pay(l, id, base, offset)?;
             let Some(cs) = sets::colours(colour) else {
                 return Some(konst(l, 0));
             };
@@ -159,6 +165,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             let colour = l.known(base)?;
             let op = l.known(base + 1)?;
             let els = constant_list(l, base + 3)?;
+            pay(l, id, base, offset)?;
             let (Some(cs), Some(cc)) = (sets::colours(colour), compop(op)) else {
                 return Some(konst(l, 0));
             };
@@ -210,6 +217,14 @@ pub(crate) fn try_native_mask(
 ) -> Option<Value> {
     let name = INTRINSICS.get(id as usize)?.name;
     let arg = l.known(base)?;
+    if !matches!(
+        name.trim_start_matches("or"),
+        "PcOnSqrs" | "Control" | "DblPwns" | "Passed" | "ExchngCtrl"
+    ) {
+        return None;
+    }
+    // The folded form's cost, as the interpreter charges it.
+    l.charge_n(cost_folded(id, arg, mask), offset);
     let fold = if any {
         ListFold {
             all: 0,
@@ -250,6 +265,39 @@ pub(crate) fn try_native_mask(
         _ => return None,
     };
     Some(test_fold(l, set, &fold, Form::And))
+}
+
+/// Charges the cost of intrinsic `id` with its arguments in the stack
+/// slots from `base` up, when it is known at compile time (the selector
+/// arguments constants, the list constant); `None` (nothing emitted)
+/// otherwise, and the call is left to the intrinsic shim, which charges it
+/// at run time. The charge comes first, as in the interpreter: out of fuel,
+/// nothing else happens.
+fn pay(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<()> {
+    let env = l.env;
+    let info = INTRINSICS.get(id as usize)?;
+    let args: Vec<Arg<'_>> = (0..info.params.len() as u32)
+        .map(
+            |k| match (info.params[k as usize].kind, l.known(base + k)) {
+                (ParamKind::List { .. }, Some(list)) => match u32::try_from(list) {
+                    Ok(list)
+                        if env
+                            .constant_elements
+                            .get(list as usize)
+                            .is_some_and(Option::is_some) =>
+                    {
+                        Arg::List(env.initial.list(list))
+                    }
+                    _ => Arg::Unknown,
+                },
+                (ParamKind::List { .. }, None) | (_, None) => Arg::Unknown,
+                (_, Some(v)) => Arg::Int(v),
+            },
+        )
+        .collect();
+    let cost = cost_known(id, &args)?;
+    l.charge_n(cost, offset);
+    Some(())
 }
 
 fn konst(l: &mut Lower<'_, '_>, v: i32) -> Value {

@@ -46,7 +46,7 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 5] {
     [
         (
             INTRINSIC,
-            intrinsic as extern "C" fn(*mut c_void, u32, *const i32) -> i64 as *const u8,
+            intrinsic as extern "C" fn(*mut c_void, u32, *mut i32, i64) -> i64 as *const u8,
         ),
         (
             WRITE,
@@ -62,7 +62,8 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 5] {
         ),
         (
             PATTERN_MASK,
-            pattern_mask as extern "C" fn(*mut c_void, u32, i32, u64, u32) -> i64 as *const u8,
+            pattern_mask as extern "C" fn(*mut c_void, u32, i32, u64, u32, i64, *mut i32) -> i64
+                as *const u8,
         ),
     ]
 }
@@ -80,10 +81,29 @@ fn guarded(ctx: &mut Context<'_>, f: impl FnOnce(&mut Context<'_>) -> i64) -> i6
     }
 }
 
+/// Charges `cost` from `fuel` (the fuel left in compiled code): the fuel
+/// then left, or [`SHIM_TRAP`] after recording out-of-fuel (and the fuel,
+/// untouched) in the context.
+fn charge(ctx: &mut Context<'_>, fuel: i64, cost: u64) -> i64 {
+    match u64::try_from(fuel) {
+        Ok(f) if f >= cost => fuel - cost as i64,
+        _ => {
+            ctx.trap_code = trap::SHIM;
+            ctx.payload = Some(TrapKind::OutOfFuel);
+            ctx.fuel_left = fuel;
+            SHIM_TRAP
+        }
+    }
+}
+
 /// Calls intrinsic `id` with the arguments at `args` (one `i32` per
-/// parameter of the intrinsic). Returns the result sign-extended, or
-/// [`SHIM_TRAP`] after storing the error in the context.
-extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *const i32) -> i64 {
+/// parameter of the intrinsic) after charging its cost
+/// ([`cvm::intrinsics::cost`], computed as the interpreter computes it)
+/// from `fuel`. Returns the fuel left and stores the result in `args[0]`;
+/// or returns [`SHIM_TRAP`] after storing the error and the fuel left in
+/// the context (out of fuel: nothing was done; an intrinsic's error: the
+/// cost was charged).
+extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
     // SAFETY: compiled code passes the context pointer it received, which
     // the instance created from a live `Context` that outlives the run and
     // that nothing else accesses while compiled code runs.
@@ -91,12 +111,14 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *const i32) -> i64 {
     let Some(info) = INTRINSICS.get(id as usize) else {
         ctx.trap_code = trap::SHIM;
         ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
+        ctx.fuel_left = fuel;
         return SHIM_TRAP;
     };
     let n = info.params.len().min(MAX_PARAMS);
     // SAFETY: compiled code stores the intrinsic's arguments, one per
-    // parameter, in a stack slot of MAX_PARAMS words and passes its address.
-    let args = unsafe { std::slice::from_raw_parts(args, n) };
+    // parameter, in a stack slot of MAX_PARAMS words (at least one) and
+    // passes its address; nothing else refers to it during the call.
+    let args = unsafe { std::slice::from_raw_parts_mut(args, n.max(1)) };
     guarded(ctx, |ctx| {
         // SAFETY: the pointers were made by the instance from exclusive
         // borrows that live for the whole run; compiled code is suspended
@@ -109,6 +131,11 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *const i32) -> i64 {
                 &mut *ctx.advice,
             )
         };
+        let cost = cvm::intrinsics::cost(id, memory, advice.verbose != 0, &args[..n]);
+        let left = charge(ctx, fuel, cost);
+        if left == SHIM_TRAP {
+            return SHIM_TRAP;
+        }
         let result = (info.func)(
             &mut Ctx {
                 memory,
@@ -116,17 +143,21 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *const i32) -> i64 {
                 host: &mut *host,
                 advice,
             },
-            args,
+            &args[..n],
         );
         // Inlined pattern code reads the board copy; the host may have moved
         // on (it is the embedder's object), so refresh it as the interpreter
         // would see it on its next intrinsic call.
         ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
         match result {
-            Ok(v) => i64::from(v),
+            Ok(v) => {
+                args[0] = v;
+                left
+            }
             Err(kind) => {
                 ctx.trap_code = trap::SHIM;
                 ctx.payload = Some(kind);
+                ctx.fuel_left = left;
                 SHIM_TRAP
             }
         }
@@ -183,20 +214,38 @@ extern "C" fn pattern_set(ctx: *mut c_void, kind: u32, arg: i32, within: u64) ->
 }
 
 /// A folded pattern (`pat.all` when `any` is 0, `pat.any` otherwise) whose
-/// scalar argument was not known at compile time: intrinsic `id`'s folded
-/// form on the run's board. Returns 1 or 0, or [`SHIM_TRAP`] on a panic.
-extern "C" fn pattern_mask(ctx: *mut c_void, id: u32, arg: i32, mask: u64, any: u32) -> i64 {
+/// scalar argument was not known at compile time: charges its cost
+/// ([`cvm::intrinsics::cost_folded`]) from `fuel`, then evaluates intrinsic
+/// `id`'s folded form on the run's board and stores 1 or 0 in `*out`.
+/// Returns the fuel left, or [`SHIM_TRAP`] (out of fuel, or a panic).
+extern "C" fn pattern_mask(
+    ctx: *mut c_void,
+    id: u32,
+    arg: i32,
+    mask: u64,
+    any: u32,
+    fuel: i64,
+    out: *mut i32,
+) -> i64 {
     // SAFETY: as in `intrinsic`.
     let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    let left = charge(ctx, fuel, cvm::intrinsics::cost_folded(id, arg, mask));
+    if left == SHIM_TRAP {
+        return SHIM_TRAP;
+    }
     guarded(ctx, |ctx| {
         let mode = if any == 0 {
             patterns::Mode::All
         } else {
             patterns::Mode::Any
         };
-        match INTRINSICS.get(id as usize).and_then(|i| i.fold) {
-            Some(fold) => i64::from((fold.func)(&ctx.board, arg, mask, mode)),
-            None => 0,
-        }
+        let hit = match INTRINSICS.get(id as usize).and_then(|i| i.fold) {
+            Some(fold) => (fold.func)(&ctx.board, arg, mask, mode),
+            None => false,
+        };
+        // SAFETY: compiled code passes a stack slot of at least one word
+        // that nothing else refers to during the call.
+        unsafe { *out = i32::from(hit) };
+        left
     })
 }

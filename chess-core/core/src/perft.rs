@@ -109,8 +109,9 @@ pub struct PerftCount {
 /// Counts the leaf nodes of the legal move tree of `pos` to `depth` plies like [`divide`] and
 /// [`perft`] together, so that a long count can be watched and interrupted: each root move's count
 /// goes to `on_move` as soon as it is known (in generation order; not at depth 0), and `stop` is
-/// asked before every node more than one ply above the leaves; once it answers true the count ends
-/// early with what it has. A depth beyond [`MAX_PERFT_DEPTH`] is refused.
+/// asked before every node more than two plies above the leaves (the subtrees below are counted
+/// as [`perft`] counts them, a few thousand leaves at most in real positions); once it answers
+/// true the count ends early with what it has. A depth beyond [`MAX_PERFT_DEPTH`] is refused.
 pub fn perft_until(
     pos: &Position,
     depth: u32,
@@ -143,7 +144,7 @@ pub fn perft_until(
 
 /// Adds the leaf count of `pos` to `depth` plies to `nodes`; false when `stop` ended it early.
 fn count_until(pos: &Position, depth: u32, stop: &dyn Fn() -> bool, nodes: &mut u64) -> bool {
-    if depth <= 1 {
+    if depth <= 2 {
         *nodes += count(pos, depth);
         return true;
     }

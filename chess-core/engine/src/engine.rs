@@ -14,6 +14,7 @@
 use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::eval::{Breakdown, EvalParams, Evaluator};
 use crate::host::AdviceHost;
+use crate::native::{NativeAdvice, NativeHook};
 use crate::options::{Change, EngineOptions, OptionError};
 use crate::search::{
     self, GoParams, History, MoveBonuses, Report, SearchContext, SearchControl, SearchOptions,
@@ -21,6 +22,7 @@ use crate::search::{
 };
 use chess_core::chess_move::Move;
 use chess_core::position::Position;
+use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::style::{self, STYLE_COUNT};
 use std::time::Duration;
 
@@ -108,6 +110,8 @@ pub struct Engine {
     bonuses: MoveBonuses,
     advisor: Option<Advisor>,
     advisor_error: Option<String>,
+    /// A Rust twin that stands in for the advice program (measurement only).
+    native: Option<Box<dyn NativeAdvice>>,
     host: AdviceHost,
     game: GameState,
     searches: u64,
@@ -125,6 +129,7 @@ impl Engine {
             bonuses: MoveBonuses::new(),
             advisor: None,
             advisor_error: None,
+            native: None,
             host: AdviceHost::new(&start),
             game: GameState::new(start),
             searches: 0,
@@ -143,6 +148,15 @@ impl Engine {
     /// Why the advice program is not loaded, if it is not.
     pub fn program_error(&self) -> Option<&str> {
         self.advisor_error.as_deref()
+    }
+
+    /// Lets a Rust twin of the advice program stand in for the CVM program (`None` goes back to
+    /// the program): while one is set and `AdviceMode` is not `off`, every search takes its root
+    /// advice from [`NativeAdvice::root`] and, in node mode, its leaf values from
+    /// [`NativeAdvice::evaluate`], exactly where the program's would go. For the experiment
+    /// harness, which measures the advice language against the same knowledge written natively.
+    pub fn set_native_advice(&mut self, native: Option<Box<dyn NativeAdvice>>) {
+        self.native = native;
     }
 
     /// The loaded advice program, if any.
@@ -307,7 +321,48 @@ impl Engine {
         let mode = self.options.advice_mode;
         let mut notes = Vec::new();
         let result = 'search: {
-            if mode != AdviceMode::Off {
+            if mode == AdviceMode::Off {
+                break 'search None;
+            }
+            if let Some(native) = self.native.as_deref_mut() {
+                let mut table = Box::<AdviceTable>::default();
+                self.host.set_position(&root);
+                native.root(self.host.board_view(), &mut table, &mut |line| {
+                    notes.push(format!("che: {line}"));
+                });
+                if self.options.verbose || table.verbose != 0 {
+                    notes.push(suggestions(&root, &table.move_bonus));
+                }
+                self.bonuses.load(&table.move_bonus);
+                let params =
+                    EvalParams::new(&self.options.styles.with_advice(&table), Some(&table));
+                let use_hook = mode == AdviceMode::Node && native.has_hook();
+                if mode == AdviceMode::Node && !use_hook {
+                    notes.push(format!(
+                        "AdviceMode node: the native twin {} has no Evaluate(); advice runs at the root only",
+                        native.name()
+                    ));
+                }
+                for n in notes.drain(..) {
+                    sink(EngineEvent::Note(n));
+                }
+                let mut hook = NativeHook {
+                    advice: native,
+                    host: &mut self.host,
+                };
+                let mut report = |r: &Report| sink(EngineEvent::Report(r.clone()));
+                let ctx = SearchContext {
+                    tt: &mut self.tt,
+                    eval: &mut self.evaluator,
+                    history: &mut self.history,
+                    params: &params,
+                    bonuses: &self.bonuses,
+                    hook: if use_hook { Some(&mut hook) } else { None },
+                    control,
+                };
+                break 'search Some(search::run(ctx, &setup, &mut report));
+            }
+            {
                 let Some(advisor) = self.advisor.as_mut() else {
                     notes.push(format!(
                         "error: advice program not loaded ({}); searching without advice",
@@ -375,7 +430,6 @@ impl Engine {
                 }
                 break 'search Some(result);
             }
-            None
         };
         let result = match result {
             Some(r) => r,

@@ -842,6 +842,11 @@ impl<'p> Interpreter<'p> {
                         Mode::Any
                     };
                     let mask = u64::from(lo) | u64::from(hi) << 32;
+                    let cost = crate::intrinsics::cost_folded(id as u32, r!(base), mask);
+                    if fuel < cost {
+                        break 'run Err((TrapKind::OutOfFuel, pc - 1));
+                    }
+                    fuel -= cost;
                     let hit = match INTRINSICS.get(id).and_then(|i| i.fold) {
                         Some(fold) => (fold.func)(
                             host.board().unwrap_or(&BoardView::EMPTY),
@@ -970,6 +975,12 @@ impl<'p> Interpreter<'p> {
                     for (i, a) in args.iter_mut().enumerate().take(n) {
                         *a = r!(base as usize + i);
                     }
+                    // The work the call will do, charged before it starts.
+                    let cost = crate::intrinsics::cost(id, memory, advice.verbose != 0, &args[..n]);
+                    if fuel < cost {
+                        break 'run Err((TrapKind::OutOfFuel, pc - 1));
+                    }
+                    fuel -= cost;
                     let mut ctx = Ctx {
                         memory,
                         output,

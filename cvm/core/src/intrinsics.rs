@@ -10,10 +10,12 @@
 
 use crate::isa::Ty;
 use crate::natives as calls;
-use crate::runtime::{Host, Memory, Output, TrapKind};
+use crate::runtime::{Host, Memory, Output, TrapKind, LIST_END};
 use cvm_chess::advice_table::AdviceTable;
+use cvm_chess::board::kind;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::{self, Mode};
+use cvm_chess::{lit, sets};
 use ElemKind as E;
 use ParamKind::{Colour as COLOUR, CompOp as COMPOP, Int as INT, Piece as PIECE, Square as SQUARE};
 
@@ -122,6 +124,8 @@ pub struct IntrinsicInfo {
     /// the call is evaluated when the optimizer has folded a constant list
     /// into one square mask (`pat.all` / `pat.any`).
     pub fold: Option<Fold>,
+    /// The fuel a call charges (see [`cost`]).
+    pub cost: Cost,
 }
 
 /// A pattern intrinsic's evaluation on a folded square mask.
@@ -167,6 +171,7 @@ const fn intr(
     params: &'static [Param],
     returns: bool,
     func: IntrinsicFn,
+    cost: Cost,
     doc: &'static str,
 ) -> IntrinsicInfo {
     IntrinsicInfo {
@@ -176,6 +181,7 @@ const fn intr(
         func,
         doc,
         fold: None,
+        cost,
     }
 }
 
@@ -213,106 +219,154 @@ const BONUS_PIECES: &[Param] = &[p("bonus", INT), p("pieces", list(E::Piece))];
 pub const INTRINSICS: &[IntrinsicInfo] = &[
     // IV.3.a
     intr("ListLen", &[p("list", LIST_ANY)], true, calls::list_len,
+        fuel(1, &[t(Slots, One, 16, 1)]),
         "Number of elements before the first end marker (-1), bounded by the list's slots."),
     // IV.2.b
     intr("KingPos", COLOUR_SIDES, true, calls::king_pos,
+        fuel(2, &[t(Slots, One, 8, 3)]),
         "True if the king of the colour (both kings for ?) stands on every listed board side."),
     intr("orKingPos", COLOUR_SIDES, true, calls::or_king_pos,
+        fuel(2, &[t(Slots, One, 8, 3)]),
         "True if the king of the colour (both kings for ?) stands on one of the listed board sides."),
     intr("GetKingPos", COLOUR_SIDES_OUT, true, calls::get_king_pos,
+        fuel(2, &[]),
         "Fills the list with the board sides the king of the colour stands on; returns their number."),
     // IV.2.c
     intr("PcOnSqrs", PIECE_SQUARES, true, calls::pc_on_sqrs,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if the piece stands on every listed square (on some square of each wildcard).").folds(pattern::pc_on_sqrs_mask, false),
     intr("orPcOnSqrs", PIECE_SQUARES, true, calls::or_pc_on_sqrs,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if the piece stands on one of the listed squares.").folds(pattern::pc_on_sqrs_mask, true),
     intr("GetPcOnSqrs", PIECE_SQUARES_OUT, true, calls::get_pc_on_sqrs,
+        fuel(3, &[t(Out(65), One, 16, 1)]),
         "Fills the list with the squares the piece stands on; returns their number."),
     intr("CmpNrPcs", &[p("piece", PIECE), p("op", COMPOP), p("number", INT), p("squares", list(E::Square))], true,
         calls::cmp_nr_pcs,
+        fuel(2, &[t(Slots, One, 8, 3)]),
         "True if, for every listed square set, the number of the piece on it compares to the number."),
     // IV.2.d
     intr("DblPwns", COLOUR_SQUARES, true, calls::dbl_pwns,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if a doubled pawn of the colour stands on every listed square (or square set).").folds(pattern::dbl_pwns_mask, false),
     intr("orDblPwns", COLOUR_SQUARES, true, calls::or_dbl_pwns,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if a doubled pawn of the colour stands on one of the listed squares.").folds(pattern::dbl_pwns_mask, true),
     intr("GetDblPwns", COLOUR_SQUARES_OUT, true, calls::get_dbl_pwns,
+        fuel(4, &[t(Out(65), One, 16, 1)]),
         "Fills the list with the squares of the colour's doubled pawns; returns their number."),
     // IV.2.e
     intr("POnLine", PAWN_LINES, true, calls::p_on_line,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if on every listed column the number of pawns of the colour compares to the number."),
     intr("orPOnLine", PAWN_LINES, true, calls::or_p_on_line,
+        fuel(2, &[t(Slots, One, 8, 2)]),
         "True if on one of the listed columns the number of pawns of the colour compares to the number."),
     intr("GetPOnLine", PAWN_LINES_OUT, true, calls::get_p_on_line,
+        fuel(3, &[t(Out(9), One, 16, 1)]),
         "Fills the list with the columns whose pawn count compares to the number; returns their number."),
     // IV.2.f
     intr("Passed", COLOUR_SQUARES, true, calls::passed,
+        fuel(2, &[t(Call, Colours, 1, PASSED), t(Slots, One, 8, 2)]),
         "True if a passed pawn of the colour stands on every listed square (or square set).").folds(pattern::passed_mask, false),
     intr("orPassed", COLOUR_SQUARES, true, calls::or_passed,
+        fuel(2, &[t(Call, Colours, 1, PASSED), t(Slots, One, 8, 2)]),
         "True if a passed pawn of the colour stands on one of the listed squares.").folds(pattern::passed_mask, true),
     intr("GetPassed", COLOUR_SQUARES_OUT, true, calls::get_passed,
+        fuel(2, &[t(Call, Colours, 1, PASSED), t(Out(65), One, 16, 1)]),
         "Fills the list with the squares of the colour's passed pawns; returns their number."),
     // IV.2.g
     intr("Control", PIECE_SQUARES, true, calls::control,
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
         "True if the piece can capture on every listed square in one pseudo-legal move.").folds(pattern::control_mask, false),
     intr("orControl", PIECE_SQUARES, true, calls::or_control,
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
         "True if the piece can capture on one of the listed squares in one pseudo-legal move.").folds(pattern::control_mask, true),
     intr("GetControl", PIECE_SQUARES_OUT, true, calls::get_control,
+        fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Out(65), One, 16, 1)]),
         "Fills the list with every square the piece controls; returns their number."),
     // IV.2.h
     intr("ExchngCtrl", COLOUR_SQUARES, true, calls::exchng_ctrl,
+        fuel(2, &[t(Call, Colours, 1, REACH), t(Union, Colours, 1, EXCHANGE), t(Slots, One, 8, 2)]),
         "True if the colour (both colours for ?) has exchange control over every listed square.").folds(pattern::exchng_ctrl_mask, false),
     intr("orExchngCtrl", COLOUR_SQUARES, true, calls::or_exchng_ctrl,
+        fuel(2, &[t(Call, Colours, 1, REACH), t(Union, Colours, 1, EXCHANGE), t(Slots, One, 8, 2)]),
         "True if the colour (both colours for ?) has exchange control over one of the listed squares.").folds(pattern::exchng_ctrl_mask, true),
     intr("GetExchngCtrl", COLOUR_SQUARES_OUT, true, calls::get_exchng_ctrl,
+        fuel(2, &[t(Call, Colours, 1, REACH + 64 * EXCHANGE), t(Out(65), One, 16, 1)]),
         "Fills the list with the squares the colour has exchange control over; returns their number."),
     // IV.3.b
     intr("NxtSqr", &[p("square", SQUARE)], true, calls::nxt_sqr,
+        fuel(1, &[]),
         "The next square (h1 -> a2, a. -> b., .7 -> .8), or CHE_INVSQR (-1) after the last and for .."),
     intr("PrvSqr", &[p("square", SQUARE)], true, calls::prv_sqr,
+        fuel(1, &[]),
         "The previous square, or CHE_INVSQR (-1) before the first and for .."),
     intr("GetLSqrs", SQUARE_OUT, true, calls::get_l_sqrs,
+        fuel(2, &[]),
         "Fills the list with the square and the squares left of it on its rank; empty for a wildcard."),
     intr("GetRSqrs", SQUARE_OUT, true, calls::get_r_sqrs,
+        fuel(2, &[]),
         "Fills the list with the square and the squares right of it on its rank; empty for a wildcard."),
     intr("GetDwnSqrs", SQUARE_OUT, true, calls::get_dwn_sqrs,
+        fuel(2, &[]),
         "Fills the list with the square and the squares below it on its file; empty for a wildcard."),
     intr("GetUpSqrs", SQUARE_OUT, true, calls::get_up_sqrs,
+        fuel(2, &[]),
         "Fills the list with the square and the squares above it on its file; empty for a wildcard."),
     // IV.5
     intr("SetMvs", &[p("colour", COLOUR), p("bonus", INT), p("moves", list(E::Move))], false, calls::set_mvs,
+        fuel(3, &[t(Slots, One, 8, 4), t(Moves, Colours, 4, 1), t(Elements, VerboseColours, 1, LINE)]),
         "Adds the bonus to the side's moves in the list (one wildcard side expands; two are ignored)."),
     intr("SetPMvs", &[p("colour", COLOUR), p("bonus", INT), p("squares", list(E::Square))], false,
         calls::set_p_mvs,
+        fuel(3, &[t(Slots, One, 8, 2), t(Squares, Colours, 4, 1), t(Squares, VerboseColours, 1, LINE)]),
         "Adds the bonus to the side's non-capturing pawn moves to the squares, from where its pawns stand."),
     intr("SetSqrs", PIECE_BONUS_SQUARES, false, calls::set_sqrs,
+        fuel(3, &[t(Slots, Pieces, 8, 1), t(Squares, Pieces, 8, 1)]),
         "Adds the bonus to the piece's square values on the listed squares."),
     intr("KeepBs", &[p("colour", COLOUR), p("bonus", INT), p("colours", list(E::SquareColour))], false,
         calls::keep_bs,
+        fuel(2, &[t(Slots, One, 8, 1), t(ColourSquares, Colours, 8, 1)]),
         "Adds the bonus to the side's bishops on the squares of the listed square colours."),
     intr("KeepPcs", BONUS_PIECES, false, calls::keep_pcs,
+        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 4, 1)]),
         "Changes the value of the listed pieces by the bonus."),
     intr("ChngPcsVal", BONUS_PIECES, false, calls::keep_pcs,
+        fuel(2, &[t(Slots, One, 8, 1), t(ListedPieces, One, 4, 1)]),
         "Changes the value of the listed pieces by the bonus (the same as KeepPcs)."),
     intr("SetDiags", &[p("piece", PIECE), p("bonus", INT), p("moves", list(E::Move))], false, calls::set_diags,
+        fuel(2, &[t(Slots, One, 8, 2), t(Segments, Pieces, 8, 1)]),
         "Adds the bonus to the piece's square values along each listed rook or bishop line."),
     intr("MinAttack", &[p("colour", COLOUR)], false, calls::min_attack,
+        fuel(2, &[t(Call, Colours, 1, 3)]),
         "Advises a queen-side minority attack: a- and b-pawns forward, rooks to the b- and c-files."),
     intr("ForcePwns", &[p("colour", COLOUR), p("columns", list(E::Column))], false, calls::force_pwns,
+        fuel(2, &[t(Slots, One, 8, 2), t(Files, Colours, 8, 1)]),
         "Rewards the side's pawns on the listed columns for every rank they advance."),
     intr("Attack", COLOUR_SIDES, false, calls::attack,
+        fuel(2, &[t(Slots, One, 8, 2), t(Files, Colours, 8, 3)]),
         "Advises an attack on the listed sides: pawns forward, rooks and queens onto their files."),
     intr("CtrlSqrs", PIECE_BONUS_SQUARES, false, calls::ctrl_sqrs,
+        fuel(3, &[t(Slots, ControlPieces, 8, 1), t(Squares, ControlPieces, 8, 1)]),
         "Adds the bonus to the piece's control of the listed squares (a queen as rook plus bishop)."),
     // IV.6, V.9.d
     intr("GetStyle", &[p("id", INT)], true, calls::get_style,
+        fuel(1, &[]),
         "The engine's setting of the style parameter (not changed by SetStyle); 0 for an unknown id."),
     intr("SetStyle", &[p("id", INT), p("value", INT)], false, calls::set_style,
+        fuel(2, &[t(Call, Verbose, 1, LINE)]),
         "Overrides a style parameter for this position; ST_LEARNFLG and unknown ids are refused."),
     intr("GetScore", &[p("prev_moves", INT)], true, calls::get_score,
+        fuel(1, &[]),
         "The engine's score of its own move that many moves ago, from its side; 0 when unknown."),
     intr("SetVerbose", &[p("value", INT)], false, calls::set_verbose,
+        fuel(1, &[]),
         "Turns verbose mode on (non-zero) or off: advised moves and style changes are printed."),
+    // Not in the Che++ documents: the way a front end reaches its runtime in the host.
+    intr("HostCall", &[p("service", INT), p("a", INT), p("b", INT), p("c", INT)], true, calls::host_call,
+        fuel(1, &[]),
+        "Asks the embedder for service number `service` with three words; its answer (0 without a host)."),
 ];
 
 /// Looks an intrinsic up by its Che++ name.
@@ -330,4 +384,873 @@ pub fn by_name(name: &str) -> Option<(u32, &'static IntrinsicInfo)> {
         .enumerate()
         .find(|(_, i)| i.name == name)
         .map(|(n, i)| (n as u32, i))
+}
+
+// ---------------------------------------------------------------------------
+// Fuel.
+
+/// A quantity of work an intrinsic call does, measured from its arguments
+/// and its list before the call does anything (never from the board: the
+/// weights cover the worst board there is). "The list" is the intrinsic's
+/// list parameter; its elements are those before the end marker.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// One: the call itself.
+    Call,
+    /// The list slots a scan reads: the elements and the end marker, at
+    /// most the list's slots.
+    Slots,
+    /// The list's elements (before the end marker).
+    Elements,
+    /// The squares of the union of the square elements' sets: the squares
+    /// an exchange pattern evaluates (at most 64).
+    Union,
+    /// The squares each square element stands for, summed (`e4` 1, `e.`
+    /// and `.4` 8, `..` 64; 0 for a value that is not a square).
+    Squares,
+    /// The moves each move element enters, summed: from-squares times
+    /// to-squares when at most one side is a wildcard (`..e4` 64, `e2e4`
+    /// 1), 0 otherwise.
+    Moves,
+    /// The squares of each move element's rook or bishop line, summed (at
+    /// most 8 each).
+    Segments,
+    /// The squares of each square-colour element, summed (32 or 64 each).
+    ColourSquares,
+    /// The pieces (colour and kind) each piece element stands for, summed
+    /// (12 for `??`).
+    ListedPieces,
+    /// The squares of the files the column or board-side elements name
+    /// together (8 per file, at most 64).
+    Files,
+    /// The slots a `Get` form may write: the output list's slots, at most
+    /// the given number (every value it can produce and the end marker).
+    Out(u32),
+}
+
+/// What multiplies a [`Work`] term: how much the scalar argument selects.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Per {
+    /// Nothing: the work counts once.
+    One,
+    /// The colours of the colour argument (`w`, `b` 1, `?` 2, an invalid
+    /// value 0).
+    Colours,
+    /// The pieces (colour and kind) of the piece argument (`??` 12, an
+    /// invalid value 0).
+    Pieces,
+    /// The pieces of the piece argument that are not pawns (pawns attack
+    /// as a set, the others one by one): `??` 10.
+    Movers,
+    /// The pieces of the piece argument with a queen counted as rook and
+    /// bishop, each kind once (`CtrlSqrs`): `??` 10.
+    ControlPieces,
+    /// One in verbose mode, else 0: a line of text.
+    Verbose,
+    /// The colours of the colour argument in verbose mode, else 0: a line
+    /// of text per colour.
+    VerboseColours,
+}
+
+/// One term of a [`Cost`]: `units` of fuel for every whole `of` of
+/// `work` times `per` (the rest, less than `of`, is paid by the base).
+/// `of` is a power of two.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The work counted.
+    pub work: Work,
+    /// Its multiplier.
+    pub per: Per,
+    /// How much work one charge pays for.
+    pub of: u32,
+    /// The fuel one charge is.
+    pub units: u32,
+}
+
+/// The fuel an intrinsic call charges: `base` plus every term (see
+/// [`cost`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Cost {
+    /// Units every call charges (at least 1): the call, and the work of
+    /// every term's remainder.
+    pub base: u32,
+    /// The parts that grow with the arguments.
+    pub terms: &'static [Term],
+}
+
+const fn fuel(base: u32, terms: &'static [Term]) -> Cost {
+    Cost { base, terms }
+}
+
+const fn t(work: Work, per: Per, of: u32, units: u32) -> Term {
+    Term {
+        work,
+        per,
+        of,
+        units,
+    }
+}
+
+/// Fuel per colour for the passed pawns of a colour (one lookup per pawn,
+/// up to 64 on a board with a full pawn bitboard).
+pub const PASSED: u32 = 7;
+/// Fuel per (colour, kind) of non-pawns whose attacks are generated
+/// (one attack set per piece, up to 64 pieces of a kind).
+pub const ATTACKS: u32 = 20;
+/// Fuel per colour for an exchange pattern's reach: the attacks of every
+/// piece of both sides.
+pub const REACH: u32 = 250;
+/// Fuel per square and colour for a static exchange evaluation (up to 34
+/// captures).
+pub const EXCHANGE: u32 = 27;
+/// Fuel per line of text verbose mode writes.
+pub const LINE: u32 = 25;
+
+use Per::{Colours, ControlPieces, Movers, One, Pieces, Verbose, VerboseColours};
+use Work::{
+    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Segments, Slots, Squares, Union,
+};
+
+/// An argument of an intrinsic call as far as it is known before run
+/// time (the JIT's compile-time costs and its counted loops' fuel
+/// bounds).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// An int argument's value.
+    Int(i32),
+    /// An int argument of unknown value, or a list not known at all.
+    Unknown,
+    /// A list argument: all its slots, end marker and beyond included.
+    List(&'a [i32]),
+    /// A list argument of this many slots whose contents are not known.
+    Slots(u32),
+}
+
+/// A call's list as the cost terms see it.
+#[derive(Copy, Clone, Debug)]
+enum ListView<'a> {
+    /// Known contents: the elements (before the end marker), the slots a
+    /// scan reads, all the slots.
+    Known {
+        elements: &'a [i32],
+        scanned: u64,
+        slots: u64,
+    },
+    /// Only the slot count is known.
+    Slots(u64),
+    /// Nothing is known (or the intrinsic has no list).
+    Unknown,
+}
+
+impl<'a> ListView<'a> {
+    fn of(slots: &'a [i32]) -> ListView<'a> {
+        let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
+            Some(n) => (&slots[..n], n as u64 + 1),
+            None => (slots, slots.len() as u64),
+        };
+        ListView::Known {
+            elements,
+            scanned,
+            slots: slots.len() as u64,
+        }
+    }
+}
+
+/// The selector arguments of a call, where known.
+#[derive(Copy, Clone, Debug)]
+struct Selectors {
+    colour: Option<i32>,
+    piece: Option<i32>,
+    verbose: Option<bool>,
+}
+
+fn ones(m: u64) -> u64 {
+    u64::from(m.count_ones())
+}
+
+fn sum(elements: &[i32], f: impl Fn(i32) -> u64) -> u64 {
+    elements.iter().map(|&e| f(e)).sum()
+}
+
+impl Work {
+    /// The work on a list's elements (`scanned` slots read of `slots`).
+    fn measure(self, elements: &[i32], scanned: u64, slots: u64, elem: ElemKind) -> u64 {
+        match self {
+            Work::Call => 1,
+            Work::Slots => scanned,
+            Work::Elements => elements.len() as u64,
+            Work::Union => ones(
+                elements
+                    .iter()
+                    .filter_map(|&e| sets::square_set(e))
+                    .fold(0, |acc, m| acc | m),
+            ),
+            Work::Squares => sum(elements, |e| sets::square_set(e).map_or(0, ones)),
+            Work::Moves => sum(elements, |e| match sets::move_squares(e) {
+                Some((from, to))
+                    if sets::concrete_square(from).is_some()
+                        || sets::concrete_square(to).is_some() =>
+                {
+                    ones(lit::square_mask(from)) * ones(lit::square_mask(to))
+                }
+                _ => 0,
+            }),
+            Work::Segments => sum(elements, |e| {
+                sets::move_squares(e)
+                    .and_then(|(f, t)| sets::line_segment(f, t))
+                    .map_or(0, ones)
+            }),
+            Work::ColourSquares => sum(elements, |e| sets::square_colour_set(e).map_or(0, ones)),
+            Work::ListedPieces => sum(elements, |e| {
+                sets::piece(e).map_or(0, |(c, k)| u64::from(c.count_ones() * k.count_ones()))
+            }),
+            Work::Files => {
+                let files = elements
+                    .iter()
+                    .filter_map(|&e| match elem {
+                        ElemKind::BoardSide => sets::side_files(e),
+                        _ => sets::column_files(e),
+                    })
+                    .fold(0u8, |acc, f| acc | f);
+                8 * u64::from(files.count_ones())
+            }
+            Work::Out(n) => slots.min(u64::from(n)),
+        }
+    }
+
+    /// The most work a list of `slots` slots with any contents can make.
+    fn bound(self, slots: u64) -> u64 {
+        match self {
+            Work::Call => 1,
+            Work::Slots | Work::Elements => slots,
+            Work::Union | Work::Files => 64,
+            Work::Squares | Work::Moves | Work::ColourSquares => slots.saturating_mul(64),
+            Work::Segments => slots.saturating_mul(8),
+            Work::ListedPieces => slots.saturating_mul(12),
+            Work::Out(n) => slots.min(u64::from(n)),
+        }
+    }
+
+    /// The work, exactly when it is known; else `Err` with an upper bound
+    /// (`None`: no bound, the list is unknown).
+    fn of(self, list: ListView<'_>, elem: ElemKind) -> Result<u64, Option<u64>> {
+        match (self, list) {
+            (Work::Call, _) => Ok(1),
+            (
+                _,
+                ListView::Known {
+                    elements,
+                    scanned,
+                    slots,
+                },
+            ) => Ok(self.measure(elements, scanned, slots, elem)),
+            (_, ListView::Slots(n)) => Err(Some(self.bound(n))),
+            (_, ListView::Unknown) => Err(None),
+        }
+    }
+}
+
+/// The kinds `CtrlSqrs` gives a bonus to: a queen as rook and bishop.
+fn control_kinds(ks: u8) -> u8 {
+    if ks & (1 << kind::QUEEN) != 0 {
+        (ks & !(1 << kind::QUEEN)) | (1 << kind::ROOK) | (1 << kind::BISHOP)
+    } else {
+        ks
+    }
+}
+
+#[inline]
+fn colour_count(v: i32) -> u64 {
+    sets::colours(v).map_or(0, |cs| u64::from(cs.count_ones()))
+}
+
+#[inline]
+fn piece_count(v: i32, kinds: impl Fn(u8) -> u8) -> u64 {
+    sets::piece(v).map_or(0, |(cs, ks)| {
+        u64::from(cs.count_ones() * kinds(ks).count_ones())
+    })
+}
+
+impl Per {
+    /// The multiplier at run time, every argument known (a selector the
+    /// intrinsic does not have reads as 0; the table tests make sure each
+    /// term's selector exists).
+    #[inline]
+    fn exact(self, colour: i32, piece: i32, verbose: bool) -> u64 {
+        match self {
+            Per::One => 1,
+            Per::Colours => colour_count(colour),
+            Per::Pieces => piece_count(piece, |ks| ks),
+            Per::Movers => piece_count(piece, |ks| ks & !(1 << kind::PAWN)),
+            Per::ControlPieces => piece_count(piece, control_kinds),
+            Per::Verbose => u64::from(verbose),
+            Per::VerboseColours if verbose => colour_count(colour),
+            Per::VerboseColours => 0,
+        }
+    }
+
+    /// The multiplier, exactly when its argument is known; else `Err`
+    /// with its largest value.
+    fn of(self, s: Selectors) -> Result<u64, u64> {
+        let (value, max) = match self {
+            Per::One => (Some(1), 1),
+            Per::Colours => (s.colour.map(colour_count), 2),
+            Per::Pieces => (s.piece.map(|v| piece_count(v, |ks| ks)), 12),
+            Per::Movers => (
+                s.piece
+                    .map(|v| piece_count(v, |ks| ks & !(1 << kind::PAWN))),
+                10,
+            ),
+            Per::ControlPieces => (s.piece.map(|v| piece_count(v, control_kinds)), 10),
+            Per::Verbose => (s.verbose.map(u64::from), 1),
+            Per::VerboseColours => (
+                match s.verbose {
+                    Some(false) => Some(0),
+                    Some(true) => s.colour.map(colour_count),
+                    None => None,
+                },
+                2,
+            ),
+        };
+        value.ok_or(max)
+    }
+}
+
+impl Term {
+    /// The fuel for `work` times `per`. `of` is a power of two (a test
+    /// checks the table), so the division is a shift: a 64-bit division
+    /// costs more than the rest of a cost together.
+    #[inline]
+    fn charge(&self, work: u64, per: u64) -> u64 {
+        (work.saturating_mul(per) >> self.of.trailing_zeros()).saturating_mul(u64::from(self.units))
+    }
+}
+
+impl IntrinsicInfo {
+    /// The index of the list parameter, if the intrinsic has one (no
+    /// intrinsic has two).
+    pub fn list_param(&self) -> Option<usize> {
+        self.params
+            .iter()
+            .position(|p| matches!(p.kind, ParamKind::List { .. }))
+    }
+
+    /// The index of the first parameter of `kind`.
+    fn param_of(&self, kind: ParamKind) -> Option<usize> {
+        self.params.iter().position(|p| p.kind == kind)
+    }
+
+    /// The element kind of the list parameter.
+    fn elem(&self) -> ElemKind {
+        match self.list_param().map(|k| self.params[k].kind) {
+            Some(ParamKind::List { elem, .. }) => elem,
+            _ => ElemKind::Any,
+        }
+    }
+
+    /// The cost of a call: `Ok` exactly, or `Err` with an upper bound over
+    /// everything not known (`None`: no bound).
+    fn total(&self, list: ListView<'_>, s: Selectors) -> Result<u64, Option<u64>> {
+        let elem = self.elem();
+        let mut total = u64::from(self.cost.base.max(1));
+        let mut exact = true;
+        for term in self.cost.terms {
+            let work = term.work.of(list, elem);
+            let per = term.per.of(s);
+            exact &= work.is_ok() && per.is_ok();
+            let w = match work {
+                Ok(w) | Err(Some(w)) => w,
+                Err(None) => return Err(None),
+            };
+            let p = per.unwrap_or_else(|max| max);
+            total = total.saturating_add(term.charge(w, p));
+        }
+        if exact {
+            Ok(total)
+        } else {
+            Err(Some(total))
+        }
+    }
+
+    /// [`IntrinsicInfo::total`] for arguments known before run time.
+    fn total_known(&self, args: &[Arg<'_>]) -> Result<u64, Option<u64>> {
+        let int = |k: Option<usize>| match k.and_then(|k| args.get(k)) {
+            Some(Arg::Int(v)) => Some(*v),
+            _ => None,
+        };
+        let list = match self.list_param().and_then(|k| args.get(k)) {
+            Some(Arg::List(slots)) => ListView::of(slots),
+            Some(Arg::Slots(n)) => ListView::Slots(u64::from(*n)),
+            _ => ListView::Unknown,
+        };
+        self.total(
+            list,
+            Selectors {
+                colour: int(self.param_of(COLOUR)),
+                piece: int(self.param_of(PIECE)),
+                verbose: None,
+            },
+        )
+    }
+}
+
+/// The fuel a call of intrinsic `id` charges, at run time: `args` are
+/// its arguments (list arguments as list numbers), `memory` holds the
+/// lists, `verbose` is the advice table's verbose flag. Both backends
+/// charge it before the call, which fails with out-of-fuel, doing
+/// nothing, when less fuel is left. At least 1; see the intrinsic table's
+/// [`IntrinsicInfo::cost`] column and `docs/cvm.md` ("Fuel").
+///
+/// ```
+/// use cvm::intrinsics::{by_name, cost, EXCHANGE, REACH};
+/// let module = cvm::asm::assemble(".list l 4 = 80 80\n.func main params 0 lists 0 locals 0 stack 1 proc\n ret\n.end").unwrap();
+/// let memory = cvm::runtime::Memory::new(&module);
+/// let (id, info) = by_name("ExchngCtrl").unwrap();
+/// // `?` over `..` `..`: both colours' reach and 64 exchanges each.
+/// let base = u64::from(info.cost.base);
+/// assert_eq!(cost(id, &memory, false, &[2, 0]), base + 2 * u64::from(REACH + 64 * EXCHANGE));
+/// ```
+pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        return 1;
+    };
+    let base = u64::from(info.cost.base.max(1));
+    if info.cost.terms.is_empty() {
+        return base;
+    }
+    let (mut list, mut colour, mut piece) = (None, 0, 0);
+    let mut elem = ElemKind::Any;
+    for (p, &v) in info.params.iter().zip(args) {
+        match p.kind {
+            ParamKind::List { elem: e, .. } => {
+                list = Some(list_slots(memory, v));
+                elem = e;
+            }
+            ParamKind::Colour => colour = v,
+            ParamKind::Piece => piece = v,
+            _ => {}
+        }
+    }
+    let slots = list.unwrap_or(&[]);
+    let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
+        Some(n) => (&slots[..n], n as u64 + 1),
+        None => (slots, slots.len() as u64),
+    };
+    let mut total = base;
+    for term in info.cost.terms {
+        let work = term
+            .work
+            .measure(elements, scanned, slots.len() as u64, elem);
+        let per = term.per.exact(colour, piece, verbose);
+        total = total.saturating_add(term.charge(work, per));
+    }
+    total
+}
+
+/// The slots of list `id` (none for a number that is not a list).
+fn list_slots(memory: &Memory, id: i32) -> &[i32] {
+    usize::try_from(id)
+        .ok()
+        .and_then(|i| memory.lists.get(i))
+        .and_then(|s| {
+            let base = s.base as usize;
+            memory.heap.get(base..base + s.slots as usize)
+        })
+        .unwrap_or(&[])
+}
+
+/// The cost of a call known before run time: `Some` when every argument
+/// the cost depends on is known (a list by its contents, which must not
+/// change before the call) and it does not depend on verbose mode.
+pub fn cost_known(id: u32, args: &[Arg<'_>]) -> Option<u64> {
+    INTRINSICS.get(id as usize)?.total_known(args).ok()
+}
+
+/// The most a call can charge given what is known of its arguments (an
+/// unknown int or contents: the worst value; verbose mode on); `None`
+/// when a list argument is not known at least by its size.
+pub fn cost_bound(id: u32, args: &[Arg<'_>]) -> Option<u64> {
+    match INTRINSICS.get(id as usize)?.total_known(args) {
+        Ok(c) | Err(Some(c)) => Some(c),
+        Err(None) => None,
+    }
+}
+
+/// The fuel a folded pattern (`pat.all` / `pat.any` of intrinsic `id`
+/// over `mask`, scalar argument `arg`) charges: the list form's cost
+/// without its scan of the list, which the optimizer only folds when
+/// that scan is free ([`fold_surcharge`] 0), so that both forms charge
+/// the same.
+pub fn cost_folded(id: u32, arg: i32, mask: u64) -> u64 {
+    folded(id, Some(arg), mask)
+}
+
+/// The most a folded pattern can charge whatever its scalar argument.
+pub fn cost_folded_bound(id: u32, mask: u64) -> u64 {
+    folded(id, None, mask)
+}
+
+fn folded(id: u32, arg: Option<i32>, mask: u64) -> u64 {
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        return 1;
+    };
+    let mut total = u64::from(info.cost.base.max(1));
+    for term in info.cost.terms {
+        // A folded pattern scans nothing; its list's squares are the mask.
+        let work = match term.work {
+            Work::Call => 1,
+            Work::Union => ones(mask),
+            _ => continue,
+        };
+        let per = match arg {
+            Some(v) => term.per.exact(v, v, false),
+            None => term
+                .per
+                .of(Selectors {
+                    colour: None,
+                    piece: None,
+                    verbose: Some(false),
+                })
+                .unwrap_or_else(|max| max),
+        };
+        total = total.saturating_add(term.charge(work, per));
+    }
+    total
+}
+
+/// What the list form of pattern intrinsic `id` on a list with these
+/// slots charges beyond its folded form: the scan of the list (the same
+/// for every scalar argument). The optimizer folds a constant list only
+/// when this is 0.
+pub fn fold_surcharge(id: u32, slots: &[i32]) -> u64 {
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        return 0;
+    };
+    let ListView::Known {
+        elements,
+        scanned,
+        slots,
+    } = ListView::of(slots)
+    else {
+        return 0;
+    };
+    info.cost
+        .terms
+        .iter()
+        .filter(|t| !matches!(t.work, Work::Call | Work::Union))
+        .map(|t| t.charge(t.work.measure(elements, scanned, slots, info.elem()), 1))
+        .sum()
+}
+
+impl Work {
+    /// How `docs/cvm.md` names the work.
+    fn name(self) -> String {
+        match self {
+            Work::Call => "1".into(),
+            Work::Slots => "slots".into(),
+            Work::Elements => "elements".into(),
+            Work::Union => "union".into(),
+            Work::Squares => "squares".into(),
+            Work::Moves => "moves".into(),
+            Work::Segments => "segments".into(),
+            Work::ColourSquares => "colour-squares".into(),
+            Work::ListedPieces => "listed-pieces".into(),
+            Work::Files => "file-squares".into(),
+            Work::Out(n) => format!("min(slots, {n})"),
+        }
+    }
+}
+
+impl Per {
+    /// How `docs/cvm.md` names the multiplier.
+    fn name(self) -> &'static str {
+        match self {
+            Per::One => "",
+            Per::Colours => "colours",
+            Per::Pieces => "pieces",
+            Per::Movers => "movers",
+            Per::ControlPieces => "control-pieces",
+            Per::Verbose => "verbose",
+            Per::VerboseColours => "verbose-colours",
+        }
+    }
+}
+
+impl std::fmt::Display for Term {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut product = Vec::new();
+        if self.work != Work::Call || self.per == Per::One {
+            product.push(self.work.name());
+        }
+        if self.per != Per::One {
+            product.push(self.per.name().to_string());
+        }
+        let product = product.join(" × ");
+        let units = if self.units == 1 {
+            String::new()
+        } else {
+            format!("{} × ", self.units)
+        };
+        if self.of == 1 {
+            write!(f, "{units}{product}")
+        } else {
+            write!(f, "{units}⌊{product} / {}⌋", self.of)
+        }
+    }
+}
+
+/// The cost column of the intrinsic table as the Markdown table in
+/// `docs/cvm.md` ("Fuel"); a test keeps the document current.
+pub fn cost_markdown() -> String {
+    let mut s = String::from("| intrinsic | fuel |\n|---|---|\n");
+    for info in INTRINSICS {
+        let mut parts = vec![info.cost.base.to_string()];
+        parts.extend(info.cost.terms.iter().map(|t| t.to_string()));
+        s.push_str(&format!("| `{}` | {} |\n", info.name, parts.join(" + ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::{ListDef, Module};
+
+    /// A memory with one list of `slots` slots holding `values` first.
+    fn memory(values: &[i32], capacity: u32) -> Memory {
+        let mut module = Module::default();
+        module.lists.push(ListDef {
+            name: "l".into(),
+            capacity,
+            init: values.to_vec(),
+        });
+        Memory::new(&module)
+    }
+
+    fn id(name: &str) -> u32 {
+        by_name(name).expect("intrinsic").0
+    }
+
+    fn sq(s: &str) -> i32 {
+        lit::parse_square(s).expect("square")
+    }
+
+    #[test]
+    fn the_table_is_well_formed() {
+        for info in INTRINSICS {
+            let c = info.cost;
+            assert!(c.base >= 1, "{}: a call costs at least 1", info.name);
+            let list = info.list_param().map(|k| info.params[k].kind);
+            for t in c.terms {
+                assert!(t.of.is_power_of_two(), "{}: {t}", info.name);
+                assert!(t.units >= 1, "{}: {t}", info.name);
+                match t.work {
+                    Work::Call => {}
+                    Work::Out(_) => assert!(
+                        matches!(list, Some(ParamKind::List { out: true, .. })),
+                        "{}: {t} needs an output list",
+                        info.name
+                    ),
+                    _ => assert!(
+                        matches!(list, Some(ParamKind::List { out: false, .. })),
+                        "{}: {t} needs a list it reads",
+                        info.name
+                    ),
+                }
+                let needs = match t.per {
+                    Per::Colours | Per::VerboseColours => Some(COLOUR),
+                    Per::Pieces | Per::Movers | Per::ControlPieces => Some(PIECE),
+                    Per::One | Per::Verbose => None,
+                };
+                if let Some(kind) = needs {
+                    assert!(info.param_of(kind).is_some(), "{}: {t}", info.name);
+                }
+            }
+            // A folded form charges the list form's cost less the scan,
+            // which must not depend on the scalar argument.
+            if info.fold.is_some() {
+                for t in c.terms {
+                    assert!(
+                        matches!(t.work, Work::Call | Work::Union)
+                            || (t.work == Work::Slots && t.per == Per::One),
+                        "{}: {t} cannot be folded",
+                        info.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hand_computed_costs() {
+        let all = sq("..");
+        let m = memory(&[all, all], 4);
+        // `?` over `..` `..`: both colours' reach and 64 exchanges each.
+        let exchange = id("ExchngCtrl");
+        let base = u64::from(INTRINSICS[exchange as usize].cost.base);
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::ANY_COLOUR, 0]),
+            base + 2 * u64::from(REACH) + 2 * 64 * u64::from(EXCHANGE)
+        );
+        // One colour; an invalid colour evaluates nothing.
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::WHITE, 0]),
+            base + u64::from(REACH) + 64 * u64::from(EXCHANGE)
+        );
+        assert_eq!(cost(exchange, &m, false, &[7, 0]), base);
+        // A square, a file: the union has 8 squares.
+        let m = memory(&[sq("e4"), sq("e.")], 2);
+        assert_eq!(
+            cost(exchange, &m, false, &[lit::WHITE, 0]),
+            base + u64::from(REACH) + 8 * u64::from(EXCHANGE)
+        );
+        // SetSqrs with `??` (12 pieces) on `..` (64 squares) and e4: the
+        // three slots and the 65 squares, each per eight and per piece.
+        let m = memory(&[all, sq("e4")], 2);
+        let set = id("SetSqrs");
+        let base = u64::from(INTRINSICS[set as usize].cost.base);
+        let any = lit::parse_piece("??").unwrap();
+        assert_eq!(
+            cost(set, &m, false, &[any, 5, 0]),
+            base + 3 * 12 / 8 + 65 * 12 / 8
+        );
+        // A Get form: the slots it may write, at most 65.
+        let get = id("GetPcOnSqrs");
+        let base = u64::from(INTRINSICS[get as usize].cost.base);
+        assert_eq!(
+            cost(get, &memory(&[], 100), false, &[any, 0]),
+            base + 65 / 16
+        );
+        assert_eq!(cost(get, &memory(&[], 3), false, &[any, 0]), base);
+        // Verbose mode pays for the lines: one per move and colour.
+        let moves = id("SetMvs");
+        let m = memory(&[lit::parse_move("e2e4").unwrap()], 1);
+        let quiet = cost(moves, &m, false, &[lit::ANY_COLOUR, 10, 0]);
+        let verbose = cost(moves, &m, true, &[lit::ANY_COLOUR, 10, 0]);
+        assert_eq!(verbose - quiet, 2 * u64::from(LINE));
+        // No terms: the base.
+        assert_eq!(cost(id("NxtSqr"), &m, true, &[sq("e4")]), 1);
+    }
+
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed | 1;
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    /// A value a list element or argument may be: chess values of every
+    /// kind, end markers and junk.
+    fn value(r: u64) -> i32 {
+        match r % 10 {
+            0 => -1,
+            1 => (r >> 8) as i32,
+            2 => lit::MOVE_BASE + ((r >> 8) % (81 * 128)) as i32,
+            3 => lit::PIECE_BASE + ((r >> 8) % 24) as i32,
+            4 => lit::COLUMN_BASE + ((r >> 8) % 9) as i32,
+            5 => lit::SIDE_BASE + ((r >> 8) % 6) as i32,
+            6 => lit::SQCOLOR_BASE + ((r >> 8) % 4) as i32,
+            7 => ((r >> 8) % 3) as i32,
+            _ => ((r >> 8) % 82) as i32,
+        }
+    }
+
+    /// The run-time cost, the cost known before run time and the bound
+    /// agree: equal when everything is known, the bound never below.
+    #[test]
+    fn exact_known_and_bounded_costs_agree() {
+        let mut next = xorshift(0xF0E1);
+        for _ in 0..20_000 {
+            let id = (next() % INTRINSICS.len() as u64) as u32;
+            let info = &INTRINSICS[id as usize];
+            let capacity = (next() % 12) as u32;
+            let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
+            let values = &values[..values.len().min(capacity as usize)];
+            let m = memory(values, capacity);
+            let list = info.list_param();
+            let args: Vec<i32> = (0..info.params.len())
+                .map(|k| if Some(k) == list { 0 } else { value(next()) })
+                .collect();
+            let verbose = next() % 2 == 0;
+            let exact = cost(id, &m, verbose, &args);
+            assert!(exact >= 1);
+            let known: Vec<Arg<'_>> = (0..args.len())
+                .map(|k| {
+                    if Some(k) == list {
+                        Arg::List(m.list(0))
+                    } else {
+                        Arg::Int(args[k])
+                    }
+                })
+                .collect();
+            let uses_verbose = info
+                .cost
+                .terms
+                .iter()
+                .any(|t| matches!(t.per, Per::Verbose | Per::VerboseColours));
+            if !uses_verbose {
+                assert_eq!(cost_known(id, &known), Some(exact), "{}", info.name);
+            }
+            let bound = cost_bound(id, &known).expect("a bound");
+            assert!(bound >= exact, "{}: {bound} < {exact}", info.name);
+            // Knowing only the slot count, or nothing of an int.
+            let vague: Vec<Arg<'_>> = (0..args.len())
+                .map(|k| {
+                    if Some(k) == list {
+                        Arg::Slots(capacity + 1)
+                    } else if next() % 2 == 0 {
+                        Arg::Unknown
+                    } else {
+                        Arg::Int(args[k])
+                    }
+                })
+                .collect();
+            let bound = cost_bound(id, &vague).expect("a bound");
+            assert!(
+                bound >= exact,
+                "{}: {bound} < {exact} ({vague:?})",
+                info.name
+            );
+            if let Some(k) = list {
+                let mut unknown = vague.clone();
+                unknown[k] = Arg::Unknown;
+                let reads = info.cost.terms.iter().any(|t| t.work != Work::Call);
+                assert_eq!(cost_bound(id, &unknown).is_none(), reads, "{}", info.name);
+            }
+        }
+    }
+
+    /// A pattern folded into a mask charges what the list form charges
+    /// when the list's scan is free (the optimizer's condition), and its
+    /// bound covers every argument.
+    #[test]
+    fn folded_forms_charge_the_list_forms_cost() {
+        let mut next = xorshift(0xF01D);
+        for info_id in 0..INTRINSICS.len() as u32 {
+            let info = &INTRINSICS[info_id as usize];
+            if info.fold.is_none() {
+                continue;
+            }
+            for _ in 0..2_000 {
+                let n = next() % 10;
+                let els: Vec<i32> = (0..n).map(|_| (next() % 81) as i32).collect();
+                let capacity = n as u32 + (next() % 3) as u32;
+                let m = memory(&els, capacity);
+                let mask = els.iter().fold(0, |acc, &e| acc | lit::square_mask(e));
+                let arg = value(next());
+                let list_form = cost(info_id, &m, false, &[arg, 0]);
+                let folded = cost_folded(info_id, arg, mask);
+                assert_eq!(
+                    list_form,
+                    folded + fold_surcharge(info_id, m.list(0)),
+                    "{} {els:?}",
+                    info.name
+                );
+                assert!(cost_folded_bound(info_id, mask) >= folded);
+            }
+        }
+    }
 }

@@ -400,7 +400,8 @@ pub enum Raises {
     ListBounds,
     /// The call-depth limit was reached.
     Depth,
-    /// The fuel ran out (charged at calls and taken backward jumps).
+    /// The fuel ran out (charged at calls, taken backward jumps and
+    /// intrinsic calls).
     Fuel,
     /// The intrinsic reported an error (see its documentation).
     IntrinsicError,
@@ -660,8 +661,8 @@ isa_table! {
         "Returns from a procedure, discarding the frame's operand stack.";
     RetV = 0x62, "retv", [], Effect::Fixed(&[I], &[]), ReturnValue, [], _,
         "Pops the result and returns it from a function.";
-    Intr = 0x63, "intr", [Intrinsic _], Effect::Intrinsic, Next, [IntrinsicError], _,
-        "Calls an intrinsic with the arguments on the stack.";
+    Intr = 0x63, "intr", [Intrinsic _], Effect::Intrinsic, Next, [Fuel, IntrinsicError], _,
+        "Calls an intrinsic with the arguments on the stack, after charging the fuel its work costs (docs/cvm.md, Fuel).";
     Fuel = 0x64, "fuel", [Imm _], Effect::Fixed(&[], &[]), Next, [Fuel], _,
         "Charges imm units of fuel (the optimizer's way to keep fuel accounting exact when it removes a charged jump).";
     Enter = 0x65, "enter", [Imm _], Effect::Fixed(&[], &[]), Next, [Depth, Fuel], _,
@@ -740,9 +741,9 @@ isa_table! {
         "Jumps if the int local >= imm.";
     IncJLtLI = 0xA8, "inc.jlt.li", [IntLocal RW, Imm _, Target _], Effect::Fixed(&[], &[]), Branch, [Fuel], (Lt, IncBranchLocalImm),
         "Adds 1 to the int local (wrapping) and jumps if it is then < imm: a counted loop's step (incl s; jlt.li s imm L).";
-    PatAll = 0xB0, "pat.all", [Intrinsic _, Imm _, Imm _], Effect::PatternMask, Next, [IntrinsicError], _,
-        "A pattern intrinsic whose constant square list was folded into the 64-bit mask lo, hi: true when the pattern holds on every square of the mask.";
-    PatAny = 0xB1, "pat.any", [Intrinsic _, Imm _, Imm _], Effect::PatternMask, Next, [IntrinsicError], _,
+    PatAll = 0xB0, "pat.all", [Intrinsic _, Imm _, Imm _], Effect::PatternMask, Next, [Fuel, IntrinsicError], _,
+        "A pattern intrinsic whose constant square list was folded into the 64-bit mask lo, hi: true when the pattern holds on every square of the mask (charging the list form's fuel).";
+    PatAny = 0xB1, "pat.any", [Intrinsic _, Imm _, Imm _], Effect::PatternMask, Next, [Fuel, IntrinsicError], _,
         "As pat.all, true when the pattern holds on some square of the mask.";
 }
 

@@ -502,3 +502,12 @@ pub(crate) fn set_verbose(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
     advise::set_verbose(ctx.advice, value);
     Ok(0)
 }
+
+/// `HostCall(service, a, b, c)`: hands the call to the embedder
+/// ([`crate::runtime::Host::extension`]).
+pub(crate) fn host_call(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
+    let &[service, a, b, c] = args else {
+        return Err(bad_args());
+    };
+    ctx.host.extension(service, [a, b, c])
+}

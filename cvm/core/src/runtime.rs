@@ -265,6 +265,19 @@ pub trait Host {
     fn style_default(&self, id: i32) -> i32 {
         cvm_chess::style::default_value(id)
     }
+
+    /// A service of the embedder beyond the chess intrinsics (`HostCall`):
+    /// `service` names it, `args` are its three words. Front ends whose
+    /// values do not fit in one word (CHEG keeps its sets, pieces and
+    /// moves in a value heap on the host side) reach their runtime this
+    /// way; the meaning of the numbers is a contract between the front end
+    /// and its host, not part of the CVM. An error is raised as a runtime
+    /// error at the `intr` instruction, on either backend. The default
+    /// answers 0, like the other host queries without an answer.
+    fn extension(&mut self, service: i32, args: [i32; 3]) -> Result<i32, TrapKind> {
+        let _ = (service, args);
+        Ok(0)
+    }
 }
 
 /// A [`Host`] with every default.
@@ -277,7 +290,8 @@ impl Host for NoHost {}
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Units of fuel the run may spend (one per executed call and per taken
-    /// backward jump); `None` is unbounded.
+    /// backward jump, and each intrinsic call's cost, see
+    /// [`crate::intrinsics::cost`]); `None` is unbounded.
     pub fuel: Option<u64>,
     /// The deepest call nesting allowed; the embedder's call is depth 1.
     pub max_depth: u32,

@@ -15,6 +15,10 @@
 //! ;! out 5                  an expected `write` line (in order with `text` lines)
 //! ;! text hello world       an expected `textout` line
 //! ;! error out-of-fuel at main:L_loop   expected error kind and the label of the failing instruction
+//! ;! fuel-used 1905         the fuel the call must have spent (error or not)
+//! ;! fen 8/8/8/8/4P3/8/8/8 w the position the chess intrinsics see (default: none, the empty board)
+//! ;! list out 12 20 -1      a list's slots after the call, from the first (error or not)
+//! ;! advice empty           the advice table after the call: `empty` or `set`
 //! ```
 //!
 //! Error kinds: `division-by-zero`, `list-index`, `list-overflow`,
@@ -26,7 +30,7 @@ use cvm::asm;
 use cvm::module::Module;
 use cvm::runtime::{CollectOutput, Completion, Limits, OutputLine, RuntimeError, TrapKind};
 use cvm::verify::Program;
-use cvm::Backend;
+use cvm::{Backend, BoardView};
 use jit::Prepared;
 use std::collections::HashMap;
 
@@ -45,6 +49,8 @@ pub struct Case {
     pub args: Vec<i32>,
     /// Limits for the run.
     pub limits: Limits,
+    /// The position the chess intrinsics see (`None`: no board).
+    pub board: Option<BoardView>,
     /// What must happen.
     pub expect: Expect,
 }
@@ -58,6 +64,35 @@ pub struct Expect {
     pub output: Vec<OutputLine>,
     /// The error kind name and code offset, when the run must fail.
     pub error: Option<(String, u32)>,
+    /// The fuel the call spends.
+    pub fuel_used: Option<u64>,
+    /// Lists (by name) whose first slots must hold these values afterwards.
+    pub lists: Vec<(String, Vec<i32>)>,
+    /// Whether the advice table must be empty (`Some(true)`) or not
+    /// afterwards.
+    pub advice_empty: Option<bool>,
+}
+
+/// What a run left behind, besides its result and output.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How the call ended.
+    pub result: Result<Completion, RuntimeError>,
+    /// The fuel it spent.
+    pub fuel_used: u64,
+    /// Globals and lists afterwards.
+    pub memory: cvm::Memory,
+    /// The advice table afterwards.
+    pub advice: Box<cvm::AdviceTable>,
+}
+
+/// A host with a position, or none.
+struct CaseHost(Option<BoardView>);
+
+impl cvm::Host for CaseHost {
+    fn board(&self) -> Option<&BoardView> {
+        self.0.as_ref()
+    }
 }
 
 /// Runs `func` of `program` with `args` under `limits` on `backend`,
@@ -71,11 +106,31 @@ pub fn run_on(
     limits: Limits,
     out: &mut CollectOutput,
 ) -> Result<Result<Completion, RuntimeError>, String> {
+    run_with_board(backend, program, func, args, limits, None, out).map(|o| o.result)
+}
+
+/// [`run_on`] on a position (`None`: no board), with everything the run
+/// left behind.
+pub fn run_with_board(
+    backend: Backend,
+    program: &Program,
+    func: u32,
+    args: &[i32],
+    limits: Limits,
+    board: Option<BoardView>,
+    out: &mut CollectOutput,
+) -> Result<Outcome, String> {
     let prepared = Prepared::new(program.clone(), backend)
         .map_err(|e| format!("{backend} cannot prepare the program: {e}"))?;
     let mut vm = prepared.instance();
     vm.set_limits(limits);
-    Ok(vm.call(func, args, &mut cvm::NoHost, out))
+    let result = vm.call(func, args, &mut CaseHost(board), out);
+    Ok(Outcome {
+        result,
+        fuel_used: vm.fuel_used(),
+        memory: vm.memory().clone(),
+        advice: Box::new(vm.advice().clone()),
+    })
 }
 
 /// The name of a trap kind used in case files.
@@ -103,6 +158,7 @@ impl Case {
             func: None,
             args: Vec::new(),
             limits: Limits::default(),
+            board: None,
             expect: Expect::default(),
         };
         for line in text.lines() {
@@ -132,6 +188,26 @@ impl Case {
                     }))
                 }
                 "halt" => case.expect.completion = Some(Completion::Halted),
+                "fuel-used" => case.expect.fuel_used = Some(value.parse().map_err(|_| bad())?),
+                "fen" => {
+                    case.board =
+                        Some(BoardView::from_fen(value).map_err(|e| format!("{name}: {e}"))?)
+                }
+                "list" => {
+                    let mut words = value.split_whitespace();
+                    let list = words.next().ok_or_else(bad)?.to_string();
+                    let values = words
+                        .map(|w| int(w).ok_or_else(bad))
+                        .collect::<Result<Vec<i32>, String>>()?;
+                    case.expect.lists.push((list, values));
+                }
+                "advice" => {
+                    case.expect.advice_empty = Some(match value {
+                        "empty" => true,
+                        "set" => false,
+                        _ => return Err(bad()),
+                    })
+                }
                 "out" => case
                     .expect
                     .output
@@ -171,8 +247,47 @@ impl Case {
                 .ok_or_else(|| format!("{name}: no entry point and no main"))?,
         };
         let mut out = CollectOutput::default();
-        let result = run_on(backend, &program, func, &self.args, self.limits, &mut out)
-            .map_err(|e| format!("{name}: {e}"))?;
+        let outcome = run_with_board(
+            backend,
+            &program,
+            func,
+            &self.args,
+            self.limits,
+            self.board,
+            &mut out,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        let result = outcome.result;
+        if let Some(want) = self.expect.fuel_used {
+            if outcome.fuel_used != want {
+                return Err(format!(
+                    "{name}: used {} fuel, expected {want}",
+                    outcome.fuel_used
+                ));
+            }
+        }
+        for (list, want) in &self.expect.lists {
+            let id = module
+                .lists
+                .iter()
+                .position(|l| &l.name == list)
+                .ok_or_else(|| format!("{name}: no list {list}"))?;
+            let got = outcome.memory.list(id as u32);
+            if got.get(..want.len()) != Some(&want[..]) {
+                return Err(format!(
+                    "{name}: list {list} holds {got:?}, expected {want:?}"
+                ));
+            }
+        }
+        if let Some(empty) = self.expect.advice_empty {
+            if outcome.advice.is_empty() != empty {
+                return Err(format!(
+                    "{name}: the advice table is {}, expected {}",
+                    if empty { "set" } else { "empty" },
+                    if empty { "empty" } else { "set" }
+                ));
+            }
+        }
         if out.lines != self.expect.output {
             return Err(format!(
                 "{name}: output {:?}, expected {:?}",

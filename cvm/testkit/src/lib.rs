@@ -7,6 +7,7 @@
 //! |--------|-----|
 //! | [`programs`] | random *valid* CVM modules and chess positions from a byte string |
 //! | [`chepp_programs`] | random Che++ programs that compile, from a byte string |
+//! | [`che3_programs`] | random Che (Nimzo 3) programs that compile, and the direct-against-converted check |
 //! | [`oracle`] | differential oracles: run a program on several backends and compare everything |
 //! | [`conformance`] | the backend-neutral conformance harness (`.asm` cases with `;!` expectations) |
 //! | [`profile`] | opcode, pair and triple execution counts, for choosing superinstructions |
@@ -26,6 +27,7 @@
 
 #![deny(missing_docs)]
 
+pub mod che3_programs;
 pub mod chepp_programs;
 pub mod conformance;
 pub mod oracle;

@@ -54,8 +54,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for target in ["interp", "differential", "optimizer", "che_programs"] {
         write_all(&out.join(target), &generator_seeds())?;
     }
+    write_all(&out.join("che3_frontend"), &che3_seeds(&root)?)?;
     for target in [
         "che_frontend",
+        "che3_frontend",
         "cmp_loader",
         "interp",
         "differential",
@@ -78,6 +80,23 @@ fn generator_seeds() -> Seeds {
             (format!("gen-{i:03}"), cvm_testkit::programs::seed_bytes(0xF022 + i, len))
         })
         .collect()
+}
+
+/// Seeds of `che3_frontend`: the Che programs of the test suite as text
+/// (a leading even byte) and generator byte strings (a leading odd byte).
+fn che3_seeds(root: &Path) -> Result<Seeds, Box<dyn std::error::Error>> {
+    let mut out = Vec::new();
+    for (name, path) in files(root, &["cvm/che3/tests/diag"], "che3")? {
+        let mut bytes = vec![0u8];
+        bytes.extend(fs::read(&path)?);
+        out.push((name, bytes));
+    }
+    for (name, bytes) in generator_seeds() {
+        let mut seeded = vec![1u8];
+        seeded.extend(bytes);
+        out.push((format!("che3-{name}"), seeded));
+    }
+    Ok(out)
 }
 
 /// The files with extension `ext` in `dirs`, sorted, named for the corpus.

@@ -53,17 +53,23 @@ impl Lower<'_, '_> {
                 let v = match patterns::try_native_mask(self, ops[0], d - 1, mask, any, offset) {
                     Some(v) => v,
                     None => {
+                        // The shim charges the cost (it depends on the
+                        // argument), returns the fuel left and stores the
+                        // result in the argument slot.
                         let id = self.b.ins().iconst(types::I32, i64::from(ops[0]));
                         let arg = self.get(d - 1);
                         let m = self.b.ins().iconst(types::I64, mask as i64);
                         let mode = self.b.ins().iconst(types::I32, i64::from(any));
-                        let call = self
-                            .b
-                            .ins()
-                            .call(self.env.pattern_mask, &[self.ctx, id, arg, m, mode]);
-                        let r = self.b.inst_results(call)[0];
-                        self.check_shim(r, offset);
-                        self.b.ins().ireduce(types::I32, r)
+                        let fuel = self.b.use_var(self.fuel);
+                        let slot = self.args_slot();
+                        let out = self.b.ins().stack_addr(PTR, slot, 0);
+                        let call = self.b.ins().call(
+                            self.env.pattern_mask,
+                            &[self.ctx, id, arg, m, mode, fuel, out],
+                        );
+                        let left = self.b.inst_results(call)[0];
+                        self.check_charging_shim(left, offset);
+                        self.b.ins().stack_load(PTR, types::I32, slot, 0)
                     }
                 };
                 self.set(d - 1, v);
@@ -239,14 +245,18 @@ impl Lower<'_, '_> {
         }
         let addr = self.b.ins().stack_addr(PTR, slot, 0);
         let idv = self.b.ins().iconst(types::I32, i64::from(id));
+        // The shim charges the intrinsic's cost, computed from the
+        // arguments as the interpreter computes it, and returns the fuel
+        // left; the result comes back in the first argument word.
+        let fuel = self.b.use_var(self.fuel);
         let call = self
             .b
             .ins()
-            .call(self.env.intrinsic, &[self.ctx, idv, addr]);
-        let r = self.b.inst_results(call)[0];
-        self.check_shim(r, offset);
+            .call(self.env.intrinsic, &[self.ctx, idv, addr, fuel]);
+        let left = self.b.inst_results(call)[0];
+        self.check_charging_shim(left, offset);
         if info.returns {
-            let v = self.b.ins().ireduce(types::I32, r);
+            let v = self.b.ins().stack_load(PTR, types::I32, slot, 0);
             self.set(base, v);
         }
     }

@@ -286,7 +286,7 @@ impl Lower<'_, '_> {
                 let status = self.b.ins().iconst(types::I64, STATUS_HALT);
                 self.ret_status(status);
             }
-            Opcode::Fuel => self.charge_n(ops[0], offset),
+            Opcode::Fuel => self.charge_n(u64::from(ops[0]), offset),
             Opcode::Jmp => self.jump(offset, ops[0]),
             Opcode::Jz | Opcode::Jnz => {
                 let v = self.get(d - 1);

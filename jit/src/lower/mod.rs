@@ -40,7 +40,7 @@ mod memory;
 
 use crate::analysis::loops::CountedLoop;
 use crate::analysis::splice::Splices;
-use crate::context::{offsets, trap, STATUS_TRAP};
+use crate::context::{offsets, trap, SHIM_TRAP, STATUS_TRAP};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, Type, Value,
@@ -489,6 +489,20 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// returns: a few bytes per check instead of a store sequence and a
     /// return each.
     fn emit_trap(&mut self, code: Option<u32>, offset: u32, a: Option<Value>, b: Option<Value>) {
+        let fuel = self.b.use_var(self.fuel);
+        self.emit_trap_fuel(code, offset, a, b, fuel);
+    }
+
+    /// [`Lower::emit_trap`] with the fuel left to record given: a shim
+    /// that charges fuel and fails records what it left in the context.
+    fn emit_trap_fuel(
+        &mut self,
+        code: Option<u32>,
+        offset: u32,
+        a: Option<Value>,
+        b: Option<Value>,
+        fuel: Value,
+    ) {
         let kind = match (code, a.is_some() || b.is_some()) {
             (None, _) => TrapExit::Recorded,
             (Some(_), false) => TrapExit::Plain,
@@ -516,7 +530,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             args.push(a.unwrap_or(zero).into());
             args.push(b.unwrap_or(zero).into());
         }
-        args.push(self.b.use_var(self.fuel).into());
+        args.push(fuel.into());
         self.b.ins().jump(exit, &args);
         self.open = false;
     }
@@ -569,24 +583,43 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`
     /// (taking nothing) when fewer are left.
-    fn charge_n(&mut self, n: u32, offset: u32) {
+    pub(crate) fn charge_n(&mut self, n: u64, offset: u32) {
         if n == 0 {
             return;
         }
+        // No run has 2^63 units: a larger cost can never be paid.
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
         let fuel = self.b.use_var(self.fuel);
         if self.fast.is_some() {
             // The loop's guard proved the fuel enough for every iteration.
-            let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
+            let left = self.b.ins().iadd_imm_s(fuel, -n);
             self.b.def_var(self.fuel, left);
             return;
         }
-        let short = self
+        let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, fuel, n);
+        self.trap_if(short, Some(trap::OUT_OF_FUEL), offset, None, None);
+        let left = self.b.ins().iadd_imm_s(fuel, -n);
+        self.b.def_var(self.fuel, left);
+    }
+
+    /// After a shim that charges fuel returned `r`, the fuel left: stops
+    /// with the error the shim recorded, and the fuel left it recorded,
+    /// when `r` is the trap sentinel; else `r` is the fuel from here on.
+    pub(crate) fn check_charging_shim(&mut self, r: Value, offset: u32) {
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, r, SHIM_TRAP);
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, cold, &[], cont, &[]);
+        self.b.switch_to_block(cold);
+        let recorded = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, fuel, i64::from(n));
-        self.trap_if(short, Some(trap::OUT_OF_FUEL), offset, None, None);
-        let left = self.b.ins().iadd_imm_s(fuel, -i64::from(n));
-        self.b.def_var(self.fuel, left);
+            .load(types::I64, trusted(), self.ctx, offsets::FUEL_LEFT);
+        self.emit_trap_fuel(None, offset, None, None, recorded);
+        self.b.switch_to_block(cont);
+        self.open = true;
+        self.b.def_var(self.fuel, r);
     }
 
     fn block_at(&mut self, offset: u32) -> Block {

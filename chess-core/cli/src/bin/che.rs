@@ -6,10 +6,17 @@
 //! che assemble FILE.asm [-o FILE.cmp]
 //! che run FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! che advice FILE [--backend interp|jit] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
+//! che convert FILE.che3 [-I DIR]... [-o FILE.che]
 //! ```
 //!
+//! A `.cheg` file is a CHEG endgame program: `compile`, `asm` and `run`
+//! take it too (`run` also reads `--depth N`, the plies of the search
+//! behind TRY, PLAYB and PLAN, default 2); see `che_cli::cheg_cmd`.
+//!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
-//! CVM assembler, anything else Che++ source. Che++ source goes through the
+//! CVM assembler, `.che3` a program in Nimzo 3's Che dialect, anything else
+//! Che++ source; `--dialect che3` (or `che++`) reads any file as source of
+//! that dialect. `convert` writes a Che program as Che++. Source goes through the
 //! loophole optimizer unless `--no-opt` is given (so `asm` shows the
 //! optimized listing); `.cmp` and `.asm` input runs as it is. Diagnostics go to standard
 //! error as `file:line:col: error: message` with the source line and a
@@ -25,11 +32,12 @@
 //! or runtime error found first is kept).
 
 use che_cli::advice_json::advice_json;
+use che_cli::cheg_cmd;
 use che_engine::host::AdviceHost;
-use chepp::{self, CompileOptions, SourceMap};
+use chepp::{self, CompileOptions};
 use chess_core::{Position, STARTPOS_FEN};
 use clap::builder::TypedValueParser as _;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use cvm::{
     asm, binary, Backend, CollectOutput, Limits, Module, Output, Program, RuntimeError,
     WriterOutput,
@@ -40,7 +48,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The Che++ compiler, assembler and runner.
+/// The Che++ and Che compiler, assembler, runner and converter.
 #[derive(Parser)]
 #[command(name = "che", version, about)]
 struct Cli {
@@ -50,7 +58,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Compile Che++ source to a .cmp module.
+    /// Compile Che++ or Che source to a .cmp module.
     Compile {
         /// The main source file.
         file: PathBuf,
@@ -62,7 +70,7 @@ enum Command {
     },
     /// Write the CVM assembler listing of a program.
     Asm {
-        /// A .che, .cmp or .asm file.
+        /// A .che, .che3, .cmp or .asm file.
         file: PathBuf,
         #[command(flatten)]
         includes: Includes,
@@ -82,6 +90,16 @@ enum Command {
     Run(RunArgs),
     /// Run main() on a position and print the advice table as JSON.
     Advice(RunArgs),
+    /// Convert a Che (Nimzo 3) program to Che++.
+    Convert {
+        /// The Che program (read as Che whatever its extension).
+        file: PathBuf,
+        #[command(flatten)]
+        includes: Includes,
+        /// Output file (default: standard output).
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
     /// Compile the bundled example advice program and run it on a position
     /// with both backends, side by side.
     Demo {
@@ -95,20 +113,36 @@ enum Command {
 /// 5.c3, a Colle system, which the example program recognises.
 const DEMO_FEN: &str = che_cli::demo::COLLE_FEN;
 
-/// How Che++ source is compiled.
+/// How source is compiled.
 #[derive(Args)]
 struct Includes {
     /// Folder searched by `include` after the including file's folder.
     #[arg(short = 'I', value_name = "DIR")]
     dirs: Vec<PathBuf>,
-    /// Do not run the loophole optimizer on compiled Che++ source.
+    /// Do not run the loophole optimizer on compiled source.
     #[arg(long)]
     no_opt: bool,
+    /// Read the file as source of this dialect, whatever its extension
+    /// (default: `.che3` is Che, `.cheg` is CHEG, `.cmp` and `.asm` are modules, anything
+    /// else Che++).
+    #[arg(long, value_enum)]
+    dialect: Option<Dialect>,
+}
+
+/// The source languages.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Dialect {
+    /// Che++ (Nimzo 8 and later).
+    #[value(name = "che++", alias = "chepp")]
+    Chepp,
+    /// Che as shipped with Nimzo 3 (1996).
+    #[value(name = "che3")]
+    Che3,
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// A .che, .cmp or .asm file.
+    /// A .che, .che3, .cmp or .asm file.
     file: PathBuf,
     #[command(flatten)]
     includes: Includes,
@@ -121,6 +155,9 @@ struct RunArgs {
     /// Bound on calls plus backward jumps (default: unbounded).
     #[arg(long)]
     fuel: Option<u64>,
+    /// CHEG programs: plies of the search behind TRY, PLAYB and PLAN.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
 }
 
 /// Reads `--backend`: the names [`Backend`] knows, listed in the help.
@@ -169,10 +206,16 @@ fn fail(message: impl std::fmt::Display) -> Failed {
     COMPILE_ERROR
 }
 
+/// The sources a program was compiled from, in its front end's form.
+enum Sources {
+    Chepp(chepp::SourceMap),
+    Che3(che3::SourceMap),
+}
+
 /// A loaded program and the sources it came from (for error messages).
 struct Loaded {
     module: Module,
-    sources: Option<SourceMap>,
+    sources: Option<Sources>,
 }
 
 fn extension(path: &Path) -> &str {
@@ -183,32 +226,88 @@ fn read(path: &Path) -> Result<Vec<u8>, Failed> {
     std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
 }
 
+/// The dialect a source file is read in: the flag, else its extension.
+fn dialect_of(path: &Path, includes: &Includes) -> Dialect {
+    match includes.dialect {
+        Some(d) => d,
+        None if che3::is_che3_path(path) => Dialect::Che3,
+        None => Dialect::Chepp,
+    }
+}
+
 fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
-    let options = CompileOptions {
-        include_dirs: includes.dirs.clone(),
+    if includes.dialect.is_none() && cheg_cmd::is_cheg(path) {
+        return match cheg_cmd::compile(path, includes.no_opt) {
+            Ok(c) => {
+                to_stderr(&c.warnings);
+                Ok(Loaded {
+                    module: c.module,
+                    sources: None,
+                })
+            }
+            Err(e) => {
+                to_stderr(&e.to_string());
+                Err(COMPILE_ERROR)
+            }
+        };
+    }
+    let (module, sources, errors) = match dialect_of(path, includes) {
+        Dialect::Chepp => {
+            let options = CompileOptions {
+                include_dirs: includes.dirs.clone(),
+            };
+            let compiled = chepp::compile_file(path, &options);
+            to_stderr(&compiled.render_diagnostics());
+            let errors = compiled.errors().count();
+            (compiled.module, Sources::Chepp(compiled.sources), errors)
+        }
+        Dialect::Che3 => {
+            let options = che3::CompileOptions {
+                include_dirs: includes.dirs.clone(),
+            };
+            let compiled = che3::compile_file(path, &options);
+            to_stderr(&compiled.render_diagnostics());
+            let errors = compiled.errors().count();
+            (compiled.module, Sources::Che3(compiled.sources), errors)
+        }
     };
-    let compiled = chepp::compile_file(path, &options);
-    to_stderr(&compiled.render_diagnostics());
-    match compiled.module {
+    match module {
         Some(module) => Ok(Loaded {
             module: if includes.no_opt {
                 module
             } else {
                 optimized(module)?
             },
-            sources: Some(compiled.sources),
+            sources: Some(sources),
         }),
-        None => {
-            let n = compiled.errors().count();
-            to_stderr(&format!(
-                "che: {} error{} in {}\n",
-                n,
-                if n == 1 { "" } else { "s" },
-                path.display()
-            ));
-            Err(COMPILE_ERROR)
-        }
+        None => Err(compile_failed(errors, path)),
     }
+}
+
+fn compile_failed(n: usize, path: &Path) -> Failed {
+    to_stderr(&format!(
+        "che: {} error{} in {}\n",
+        n,
+        if n == 1 { "" } else { "s" },
+        path.display()
+    ));
+    COMPILE_ERROR
+}
+
+/// `che convert`: the Che program at `path` as Che++.
+fn convert(path: &Path, includes: &Includes) -> Result<String, Failed> {
+    if includes.dialect == Some(Dialect::Chepp) {
+        return Err(fail(
+            "convert reads Che (Nimzo 3) programs; --dialect che++ does not apply",
+        ));
+    }
+    let options = che3::CompileOptions {
+        include_dirs: includes.dirs.clone(),
+    };
+    let converted = che3::convert_file(path, &options);
+    to_stderr(&converted.render_diagnostics());
+    let errors = converted.errors().count();
+    converted.chepp.ok_or_else(|| compile_failed(errors, path))
 }
 
 /// Runs the loophole optimizer over a freshly compiled module.
@@ -218,6 +317,9 @@ fn optimized(module: Module) -> Result<Module, Failed> {
 }
 
 fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
+    if includes.dialect.is_some() {
+        return compile(path, includes);
+    }
     match extension(path) {
         "cmp" => {
             let bytes = read(path)?;
@@ -246,18 +348,19 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failed> {
     std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
 }
 
-fn verify(loaded: Loaded) -> Result<(Program, Option<SourceMap>), Failed> {
+fn verify(loaded: Loaded) -> Result<(Program, Option<Sources>), Failed> {
     let program = Program::new(loaded.module).map_err(|e| fail(format!("invalid module: {e}")))?;
     Ok((program, loaded.sources))
 }
 
 /// Renders a runtime error with its source line: from the compilation's
 /// sources, or else from the file the line table names, if readable.
-fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
+fn report_runtime(error: &RuntimeError, sources: Option<&Sources>) {
     let text = match (sources, &error.pos) {
-        (Some(s), _) => chepp::render_runtime_error(error, s),
+        (Some(Sources::Chepp(s)), _) => chepp::render_runtime_error(error, s),
+        (Some(Sources::Che3(s)), _) => che3::render_runtime_error(error, s),
         (None, Some(pos)) => {
-            let mut s = SourceMap::new();
+            let mut s = chepp::SourceMap::new();
             if let Ok(bytes) = std::fs::read(&pos.file) {
                 s.add(&pos.file, None, chepp::source::decode(bytes));
             }
@@ -266,6 +369,32 @@ fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
         (None, None) => format!("{error}\n"),
     };
     to_stderr(&text);
+}
+
+/// `che run` for a CHEG program: the report's lines on standard output.
+fn run_cheg(args: &RunArgs) -> Result<(), Failed> {
+    let options = cheg_cmd::RunOptions {
+        fen: &args.fen,
+        backend: args.backend,
+        fuel: args.fuel,
+        depth: args.depth,
+        no_opt: args.includes.no_opt,
+    };
+    match cheg_cmd::run(&args.file, &options) {
+        Ok((lines, warnings)) => {
+            to_stderr(&warnings);
+            to_stdout(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())
+        }
+        Err(cheg_cmd::ChegError::Runtime { lines, message }) => {
+            to_stdout(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+            to_stderr(&message);
+            Err(RUNTIME_ERROR)
+        }
+        Err(e) => {
+            to_stderr(&e.to_string());
+            Err(COMPILE_ERROR)
+        }
+    }
 }
 
 /// Runs `main()` of the program named by `args`; returns the advice table.
@@ -341,6 +470,11 @@ fn run(command: Command) -> Result<(), Failed> {
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             write_file(&out, &binary::write(program.module()))
         }
+        Command::Run(args)
+            if cheg_cmd::is_cheg(&args.file) || cheg_cmd::is_cheg_module(&args.file) =>
+        {
+            run_cheg(&args)
+        }
         Command::Run(args) => {
             let mut out = WriterOutput::new(std::io::stdout().lock());
             execute(&args, &mut out)?;
@@ -349,12 +483,26 @@ fn run(command: Command) -> Result<(), Failed> {
                 None => Ok(()),
             }
         }
+        Command::Advice(args) if cheg_cmd::is_cheg(&args.file) => Err(fail(
+            "advice runs Che++ programs; a CHEG program runs with `che run`",
+        )),
         Command::Advice(args) => {
             let mut out = CollectOutput::default();
             let table = execute(&args, &mut out)?;
             let json = advice_json(&table, &out.lines);
             let text = serde_json::to_string_pretty(&json).map_err(fail)?;
             to_stdout(&format!("{text}\n"))
+        }
+        Command::Convert {
+            file,
+            includes,
+            output,
+        } => {
+            let text = convert(&file, &includes)?;
+            match output {
+                Some(out) => write_file(&out, text.as_bytes()),
+                None => to_stdout(&text),
+            }
         }
     }
 }

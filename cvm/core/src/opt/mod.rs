@@ -119,7 +119,7 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
     let list_facts = crate::analysis::list_facts(program);
     let memory = crate::runtime::Memory::new(module);
     let constant_lists: Vec<Option<Vec<i32>>> = (0..module.lists.len())
-        .map(|l| list_facts.constant[l].then(|| memory.list_elements(l as u32).to_vec()))
+        .map(|l| list_facts.constant[l].then(|| memory.list(l as u32).to_vec()))
         .collect();
     let main_rules = Rules {
         pair_loads: false,

@@ -27,7 +27,8 @@ pub struct Facts {
     /// `int_slot[s]`: frame slot `s` holds an int (not a list reference).
     pub int_slot: Vec<bool>,
     /// For each module list that is constant (see [`crate::analysis`]),
-    /// its elements; `None` for lists that may change.
+    /// its slots (the elements, the end marker and the slots after it);
+    /// `None` for lists that may change.
     pub constant_lists: Vec<Option<Vec<i32>>>,
 }
 
@@ -389,13 +390,23 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
 /// and the constant list L folds into a single mask with the same meaning:
 /// for an or form the union of its squares; for an and form either only
 /// concrete squares (every one must hold) or a single wildcard element
-/// (some square of it must hold).
+/// (some square of it must hold). Both forms must charge the same fuel:
+/// the folded form charges the list form's cost less the scan of the list
+/// ([`crate::intrinsics::cost_folded`]), so only lists short enough for
+/// their scan to be free are folded.
 fn fold_pattern(intrinsic: u32, list: u32, facts: &Facts) -> Option<Ins> {
     use cvm_chess::pattern::ListFold;
     let info = crate::intrinsics::INTRINSICS.get(intrinsic as usize)?;
     let fold = info.fold?;
-    let elements = facts.constant_lists.get(list as usize)?.as_ref()?;
-    let lf = ListFold::squares(elements)?;
+    let slots = facts.constant_lists.get(list as usize)?.as_ref()?;
+    if crate::intrinsics::fold_surcharge(intrinsic, slots) != 0 {
+        return None;
+    }
+    let end = slots
+        .iter()
+        .position(|&v| v == crate::runtime::LIST_END)
+        .unwrap_or(slots.len());
+    let lf = ListFold::squares(&slots[..end])?;
     let (op, mask) = if fold.or_form {
         (PatAny, lf.union)
     } else if lf.any.is_empty() {

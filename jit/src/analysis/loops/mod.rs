@@ -75,9 +75,11 @@ mod cfg;
 mod values;
 
 use cfg::{Cfg, Dominators};
+use cvm::intrinsics::{cost_bound, cost_folded, cost_folded_bound, Arg, INTRINSICS};
 use cvm::isa::{Effect, Form, Instr, Opcode, OperandKind, Raises, Rel};
 use cvm::module::Function;
 use cvm::verify::FunctionInfo;
+use cvm::Memory;
 use std::collections::{BTreeMap, HashMap};
 use values::{compare, transfer, AVal};
 
@@ -244,12 +246,40 @@ impl CountedLoop {
     }
 }
 
-/// The counted loops of one function, in the order of their headers;
-/// `list_slots[l]` is the slot count of module list `l`.
+/// The module's lists as the loop analysis sees them.
+#[derive(Copy, Clone)]
+pub(crate) struct Lists<'a> {
+    /// The initial memory: every list's slot count, and the contents of
+    /// the constant ones.
+    pub initial: &'a Memory,
+    /// Which lists never change ([`crate::analysis::list_facts`]).
+    pub constant: &'a [bool],
+}
+
+impl Lists<'_> {
+    /// The slot count of module list `l`.
+    fn slots(&self, l: u32) -> Option<u32> {
+        self.initial.lists.get(l as usize).map(|s| s.slots)
+    }
+
+    /// An intrinsic's list argument, module list `l`, as known before run
+    /// time: its contents when it never changes, else its slot count.
+    fn arg(&self, l: u32) -> Arg<'_> {
+        match self.initial.lists.get(l as usize) {
+            Some(_) if self.constant.get(l as usize) == Some(&true) => {
+                Arg::List(self.initial.list(l))
+            }
+            Some(s) => Arg::Slots(s.slots),
+            None => Arg::Unknown,
+        }
+    }
+}
+
+/// The counted loops of one function, in the order of their headers.
 pub(crate) fn counted_loops(
     f: &Function,
     info: &FunctionInfo,
-    list_slots: &[u32],
+    lists: Lists<'_>,
 ) -> Vec<CountedLoop> {
     if !cfg::has_backward_jump(info) {
         return Vec::new();
@@ -259,7 +289,7 @@ pub(crate) fn counted_loops(
     let scope = Scope {
         f,
         info,
-        list_slots,
+        lists,
         g: &g,
         dom: &dom,
     };
@@ -273,7 +303,7 @@ pub(crate) fn counted_loops(
 struct Scope<'a> {
     f: &'a Function,
     info: &'a FunctionInfo,
-    list_slots: &'a [u32],
+    lists: Lists<'a>,
     g: &'a Cfg,
     dom: &'a Dominators,
 }
@@ -306,9 +336,13 @@ fn natural_loops(g: &Cfg, dom: &Dominators) -> Vec<(usize, Vec<usize>)> {
 /// `latches`, or `None` when it gets no fast copy.
 fn analyze_loop(scope: &Scope<'_>, h: usize, latches: &[usize]) -> Option<CountedLoop> {
     let body = Body::find(scope, h, latches)?;
-    let (depth, fuel_per_iteration) = frame_and_fuel(scope, &body)?;
+    let (depth, fuel) = frame_and_fuel(scope, &body)?;
     let slots = Slots::find(scope, &body);
     let scanned = scan(scope, &body, &slots)?;
+    let fuel_per_iteration = fuel.saturating_add(scanned.intrinsic_fuel);
+    if fuel_per_iteration == 0 || fuel_per_iteration > MAX_FUEL_PER_ITERATION {
+        return None;
+    }
     let (mut ivs, test_at, test) = governing_test(&slots, &scanned)?;
     let accesses = proven_accesses(scope, &body, &slots, &scanned, &mut ivs, test_at);
     let header = scope.offset(h);
@@ -455,8 +489,8 @@ impl Body {
 /// the header's level on each back edge. Returns the depth tests the body
 /// makes (for each nesting level relative to the header, the largest `k`
 /// of an `enter k`, `enter.f` counting as 1) and the most fuel one
-/// iteration can charge (every charge site counted once), which must be
-/// positive and at most [`MAX_FUEL_PER_ITERATION`].
+/// iteration can charge other than by intrinsic calls (every charge site
+/// counted once; [`scan`] adds the intrinsics' charges).
 fn frame_and_fuel(scope: &Scope<'_>, body: &Body) -> Option<(Vec<(i32, u32)>, u64)> {
     let g = scope.g;
     let mut open: Vec<Option<i32>> = vec![None; body.nodes.len()];
@@ -497,9 +531,6 @@ fn frame_and_fuel(scope: &Scope<'_>, body: &Body) -> Option<(Vec<(i32, u32)>, u6
                 }
             }
         }
-    }
-    if fuel == 0 || fuel > MAX_FUEL_PER_ITERATION {
-        return None;
     }
     Some((depth, fuel))
 }
@@ -584,6 +615,9 @@ struct Scanned {
     tests: Vec<(usize, u32, Test)>,
     /// List accesses: position, list, abstract index.
     accesses: Vec<(usize, ListRef, AVal)>,
+    /// The most fuel the body's intrinsic calls can charge in one
+    /// iteration (each counted once).
+    intrinsic_fuel: u64,
 }
 
 /// The abstract operand-stack value `k` places below the top.
@@ -597,14 +631,17 @@ fn top(stack: &[AVal], k: usize) -> AVal {
 /// Phase 4, the scan: an abstract interpretation of the body, block by
 /// block (the stack is unknown at every jump target and after every
 /// branch), that establishes the step of each candidate ([`step_of`]), the
-/// conditional branches that could govern the loop ([`test_of`]) and the
-/// index of each list access ([`access_of`]).
+/// conditional branches that could govern the loop ([`test_of`]), the
+/// index of each list access ([`access_of`]) and the most fuel each
+/// intrinsic call can charge ([`intrinsic_charge`]); `None` (no fast copy)
+/// when an intrinsic call's charge has no bound.
 fn scan(scope: &Scope<'_>, body: &Body, slots: &Slots) -> Option<Scanned> {
     let g = scope.g;
     let mut out = Scanned {
         steps: HashMap::new(),
         tests: Vec::new(),
         accesses: Vec::new(),
+        intrinsic_fuel: 0,
     };
     let mut stack: Vec<AVal> = Vec::new();
     let invariant = |s: u32| slots.invariant(s);
@@ -634,6 +671,20 @@ fn scan(scope: &Scope<'_>, body: &Body, slots: &Slots) -> Option<Scanned> {
         }
         if let Some((list, index)) = access_of(instr, k, &stack, slots) {
             out.accesses.push((v, list, index));
+        }
+        if matches!(
+            instr.opcode.info().effect,
+            Effect::Intrinsic | Effect::PatternMask
+        ) {
+            let n = match instr.opcode {
+                Opcode::Intr => INTRINSICS
+                    .get(instr.operands[0] as usize)
+                    .map_or(0, |i| i.params.len()),
+                _ => 1,
+            };
+            let args: Vec<AVal> = (0..n).rev().map(|a| top(&stack, a)).collect();
+            let most = intrinsic_charge(instr, &args, scope.lists)?;
+            out.intrinsic_fuel = out.intrinsic_fuel.saturating_add(most);
         }
         transfer(
             &mut stack,
@@ -893,11 +944,7 @@ fn proven_accesses(
             // A constant index into a module list is checked at compile
             // time: only one in range may skip its check.
             (AVal::Const(k), ListRef::Module(l)) => {
-                if scope
-                    .list_slots
-                    .get(l as usize)
-                    .is_some_and(|&n| (k as u32) < n)
-                {
+                if scope.lists.slots(l).is_some_and(|n| (k as u32) < n) {
                     Index::Const(k)
                 } else {
                     continue;
@@ -935,10 +982,40 @@ fn is_for_step(op: Opcode) -> bool {
     matches!(op.info().effect, Effect::ForStep | Effect::ForStepBack)
 }
 
-/// The most fuel the instruction at `offset` can charge. An instruction
-/// the table says never charges charges nothing; a jump charges when its
-/// target is at or before it; the others are named (a test keeps this
-/// list in step with the table).
+/// The most fuel an intrinsic call (`intr`, `pat.all`, `pat.any`) with
+/// these abstract arguments (top of the stack last) can charge: the
+/// intrinsic table's cost over every value an unknown argument can have
+/// (verbose mode on); `None` when it has no bound (a list known by no more
+/// than being a list), which makes the loop ineligible.
+fn intrinsic_charge(instr: &Instr, args: &[AVal], lists: Lists<'_>) -> Option<u64> {
+    let ops = instr.operands;
+    match instr.opcode {
+        Opcode::Intr => {
+            let known: Vec<Arg<'_>> = args
+                .iter()
+                .map(|a| match *a {
+                    AVal::Const(k) => Arg::Int(k),
+                    AVal::List(ListRef::Module(l)) => lists.arg(l),
+                    _ => Arg::Unknown,
+                })
+                .collect();
+            cost_bound(ops[0], &known)
+        }
+        _ => {
+            let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
+            Some(match args.last() {
+                Some(AVal::Const(k)) => cost_folded(ops[0], *k, mask),
+                _ => cost_folded_bound(ops[0], mask),
+            })
+        }
+    }
+}
+
+/// The most fuel the instruction at `offset` can charge, but for intrinsic
+/// calls (whose charge depends on their arguments: [`intrinsic_charge`]).
+/// An instruction the table says never charges charges nothing; a jump
+/// charges when its target is at or before it; the others are named (a
+/// test keeps this list in step with the table).
 fn charge(offset: u32, instr: &Instr) -> u64 {
     if !instr.opcode.info().raises.contains(&Raises::Fuel) {
         return 0;
@@ -947,6 +1024,7 @@ fn charge(offset: u32, instr: &Instr) -> u64 {
     match instr.opcode {
         Opcode::Enter | Opcode::EnterF | Opcode::Call => 1,
         Opcode::Fuel => u64::from(instr.operands[0]),
+        Opcode::Intr | Opcode::PatAll | Opcode::PatAny => 0,
         _ => u64::from(jump_back),
     }
 }
@@ -969,7 +1047,13 @@ mod tests {
                     jumps
                         || matches!(
                             info.opcode,
-                            Opcode::Enter | Opcode::EnterF | Opcode::Call | Opcode::Fuel
+                            Opcode::Enter
+                                | Opcode::EnterF
+                                | Opcode::Call
+                                | Opcode::Fuel
+                                | Opcode::Intr
+                                | Opcode::PatAll
+                                | Opcode::PatAny
                         ),
                     "charge() must learn how much fuel {} charges",
                     info.mnemonic

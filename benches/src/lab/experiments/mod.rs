@@ -1,0 +1,7 @@
+//! The experiments, one module each (see [`crate::lab::experiment::registry`]).
+
+pub mod breakeven;
+pub mod cost;
+pub mod optimizer;
+pub mod search;
+pub mod strength;

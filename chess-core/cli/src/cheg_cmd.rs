@@ -1,0 +1,176 @@
+//! `che compile|asm|run` for CHEG programs (`.cheg`): compile with the
+//! `cheg` front end (and the loophole optimizer unless `--no-opt`), run
+//! on a position with the chosen backend and print what the run did:
+//! one `break ...` line per executed BREAK, then `move UCI` or
+//! `move none`, then `value W L C` when the program gave a value; or
+//! `no entry` when no ENTRY matches the position.
+
+use chess_core::Position;
+use cvm::{Backend, Limits, Module, Program};
+use jit::Prepared;
+use std::path::Path;
+
+/// Why a CHEG command failed; the text is ready for standard error.
+#[derive(Debug, thiserror::Error)]
+pub enum ChegError {
+    /// Compile errors (rendered diagnostics) or bad input: exit status 1.
+    #[error("{0}")]
+    Compile(String),
+    /// A runtime error, rendered with its source line: exit status 2.
+    /// `lines` are what the run printed before it.
+    #[error("{message}")]
+    Runtime {
+        /// Lines printed before the error (BREAK output).
+        lines: Vec<String>,
+        /// The rendered error.
+        message: String,
+    },
+}
+
+/// A compiled CHEG program: the front end's result and the module to run.
+pub struct Compiled {
+    /// The front end's result (program, diagnostics, sources).
+    pub compilation: cheg::Compilation,
+    /// The module, optimized unless asked otherwise.
+    pub module: Module,
+    /// Warnings, rendered.
+    pub warnings: String,
+}
+
+/// Whether `path` names a CHEG program.
+pub fn is_cheg(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()) == Some("cheg")
+}
+
+/// Compiles a `.cheg` file.
+pub fn compile(path: &Path, no_opt: bool) -> Result<Compiled, ChegError> {
+    let compilation = cheg::compile_file(path);
+    let rendered = compilation.render_diagnostics();
+    let Some(module) = compilation.module.clone() else {
+        let n = compilation.errors().count();
+        return Err(ChegError::Compile(format!(
+            "{rendered}che: {n} error{} in {}\n",
+            if n == 1 { "" } else { "s" },
+            path.display()
+        )));
+    };
+    let module = if no_opt {
+        module
+    } else {
+        let program = Program::new(module)
+            .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
+        cvm::opt::optimize(&program).0.into_module()
+    };
+    Ok(Compiled {
+        compilation,
+        module,
+        warnings: rendered,
+    })
+}
+
+/// How to run a CHEG program.
+pub struct RunOptions<'a> {
+    /// The position, as FEN.
+    pub fen: &'a str,
+    /// The backend.
+    pub backend: Backend,
+    /// The fuel bound, if any.
+    pub fuel: Option<u64>,
+    /// Plies of the fixed-depth search behind TRY, PLAYB and PLAN.
+    pub depth: u32,
+    /// Skip the optimizer.
+    pub no_opt: bool,
+}
+
+/// Whether `path` is a `.cmp` or `.asm` module compiled from CHEG (it
+/// carries the `cheg.program` text).
+pub fn is_cheg_module(path: &Path) -> bool {
+    load_module(path).is_some_and(|m| cheg::embed::from_module(&m).is_some())
+}
+
+fn load_module(path: &Path) -> Option<Module> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("cmp") => cvm::load(&std::fs::read(path).ok()?)
+            .ok()
+            .map(Program::into_module),
+        Some("asm") => {
+            cvm::asm::assemble(&String::from_utf8_lossy(&std::fs::read(path).ok()?)).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Renders a runtime error with its source line, reading the file the
+/// line table names when no compilation is at hand.
+fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&cheg::Compilation>) -> String {
+    if let Some(c) = compilation {
+        return c.render_runtime_error(error);
+    }
+    let mut sources = chepp::SourceMap::new();
+    if let Some(pos) = &error.pos {
+        if let Ok(bytes) = std::fs::read(&pos.file) {
+            sources.add(&pos.file, None, chepp::source::decode(bytes));
+        }
+    }
+    chepp::render_runtime_error(error, &sources)
+}
+
+/// Compiles and runs a `.cheg` file (or runs a `.cmp`/`.asm` module
+/// compiled from one); returns the lines to print and the warnings to
+/// show.
+pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String), ChegError> {
+    let position = Position::from_fen(options.fen)
+        .map_err(|e| ChegError::Compile(format!("che: invalid --fen: {e}\n")))?;
+    let (module, program, compilation, warnings) = if is_cheg(path) {
+        let compiled = compile(path, options.no_opt)?;
+        let Some(program) = compiled.compilation.program.clone() else {
+            return Err(ChegError::Compile(
+                "che: the program did not compile\n".into(),
+            ));
+        };
+        (
+            compiled.module,
+            program,
+            Some(compiled.compilation),
+            compiled.warnings,
+        )
+    } else {
+        let module = load_module(path)
+            .ok_or_else(|| ChegError::Compile(format!("che: cannot load {}\n", path.display())))?;
+        let program = match cheg::embed::from_module(&module) {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => {
+                return Err(ChegError::Compile(format!(
+                    "che: {}: {e}\n",
+                    path.display()
+                )))
+            }
+            None => {
+                return Err(ChegError::Compile(format!(
+                    "che: {} was not compiled from CHEG\n",
+                    path.display()
+                )))
+            }
+        };
+        (module, program, None, String::new())
+    };
+    let verified = Program::new(module)
+        .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
+    let prepared = Prepared::new(verified, options.backend)
+        .map_err(|e| ChegError::Compile(format!("che: JIT compilation failed: {e}\n")))?;
+    let mut vm = prepared.instance();
+    vm.set_limits(Limits {
+        fuel: options.fuel,
+        ..Limits::default()
+    });
+    let mut search = cheg::search::FixedDepth {
+        depth: options.depth,
+    };
+    match cheg::run(&mut *vm, &program, position, &mut search) {
+        Ok(report) => Ok((report.lines(), warnings)),
+        Err(failure) => Err(ChegError::Runtime {
+            lines: failure.report.breaks.clone(),
+            message: render_runtime(&failure.error, compilation.as_ref()),
+        }),
+    }
+}

@@ -1,0 +1,249 @@
+//! # The Nimzo 3 Che dialect
+//!
+//! Che is the advice language Chrilly Donninger and H. Weigel shipped with
+//! Nimzo 3 (1996), the ancestor of Che++: a program defines *patterns*
+//! (tests on the position), *advices* (what the engine should prefer) and
+//! *rules* (when a rule's patterns all hold, its advices run). This crate
+//! compiles Che programs to a verified CVM [`Module`] that writes the same
+//! advice table, through the same chess intrinsics, as the Che++ functions
+//! Che grew into, and converts Che programs to readable Che++.
+//!
+//! The pipeline, one module per stage:
+//!
+//! | stage | module |
+//! |-------|--------|
+//! | files, spans, loaders | [`source`] |
+//! | tokens (and `include` lines) | [`lexer`] |
+//! | the program as one token stream | [`include`] |
+//! | syntax tree | [`ast`], [`parser`] |
+//! | chess literals of Che | [`literal`] |
+//! | the predefined functions | [`functions`] |
+//! | names, kinds, arguments | [`check`] → [`hir`] |
+//! | what each function means in Che++ intrinsics | [`lower`] |
+//! | CVM code with a line table | [`codegen`] |
+//! | Che++ source | [`names`], [`convert`] |
+//! | messages with `file:line:col` and a caret | [`diag`] |
+//!
+//! Every stage reports problems as [`Diagnostic`]s and goes on, so one run
+//! reports every independent error; no input makes any stage panic. The
+//! dialect's reference is `docs/che3.md`.
+//!
+//! ```
+//! use che3::{compile_str, CompileOptions};
+//! use cvm::{CollectOutput, Interpreter, NoHost, Program, Vm};
+//!
+//! let source = "
+//! pattern always { } { };
+//! advice centre goodsqrs(wN d5 e5);
+//! rule r { always } centre;
+//! ";
+//! let compiled = compile_str("centre.che3", source, &CompileOptions::default());
+//! let program = Program::new(compiled.module.expect("compiles")).unwrap();
+//! let mut vm = Interpreter::new(&program);
+//! vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+//! // White knights: d5 is square 35, e5 square 36; a good square is +20.
+//! assert_eq!(vm.advice().square_bonus[0][1][35], 20);
+//! assert_eq!(vm.advice().square_bonus[0][1][36], 20);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod ast;
+pub mod check;
+pub mod codegen;
+pub mod convert;
+pub mod diag;
+pub mod functions;
+pub mod hir;
+pub mod include;
+pub mod lexer;
+pub mod literal;
+pub mod lower;
+pub mod names;
+pub mod parser;
+pub mod source;
+
+pub use diag::{render_runtime_error, Diagnostic, Severity};
+pub use source::{FsLoader, Loader, MemLoader, SourceMap};
+
+use cvm::module::Module;
+use cvm::runtime::RuntimeError;
+use std::path::{Path, PathBuf};
+
+/// The file extension of Che programs.
+pub const EXTENSION: &str = "che3";
+
+/// Options of one compilation.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// Folders searched by `include` after the including file's own folder
+    /// (the command line's `-I`).
+    pub include_dirs: Vec<PathBuf>,
+}
+
+/// The outcome of compiling a Che program.
+#[derive(Clone, Debug)]
+pub struct Compilation {
+    /// The verified module, when there was no error.
+    pub module: Option<Module>,
+    /// The Che++ text, when conversion was asked for and there was no error.
+    pub chepp: Option<String>,
+    /// Errors and warnings, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every file read.
+    pub sources: SourceMap,
+}
+
+impl Compilation {
+    /// True when there was no error.
+    pub fn is_ok(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// The warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// Every diagnostic with its source snippet.
+    pub fn render_diagnostics(&self) -> String {
+        diag::render_all(&self.diagnostics, &self.sources)
+    }
+
+    /// A runtime error of the compiled program with its source line.
+    pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
+        render_runtime_error(error, &self.sources)
+    }
+}
+
+/// What a run of the front end produces.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Output {
+    Module,
+    Chepp,
+}
+
+/// Compiles the Che program at `path`, reading files from disk.
+pub fn compile_file(path: &Path, options: &CompileOptions) -> Compilation {
+    compile_with(&FsLoader, path, options)
+}
+
+/// Compiles Che source text; `name` is shown in diagnostics and recorded
+/// in the line table, and its folder is searched first by `include`.
+pub fn compile_str(name: &str, source: &str, options: &CompileOptions) -> Compilation {
+    from_text(&FsLoader, name, source, options, Output::Module)
+}
+
+/// Compiles the Che program at `path`, reading every file through `loader`.
+pub fn compile_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) -> Compilation {
+    from_file(loader, path, options, Output::Module)
+}
+
+/// Converts the Che program at `path` to Che++, reading files from disk;
+/// the text is in [`Compilation::chepp`].
+pub fn convert_file(path: &Path, options: &CompileOptions) -> Compilation {
+    convert_with(&FsLoader, path, options)
+}
+
+/// Converts Che source text to Che++.
+pub fn convert_str(name: &str, source: &str, options: &CompileOptions) -> Compilation {
+    from_text(&FsLoader, name, source, options, Output::Chepp)
+}
+
+/// Converts the Che program at `path` to Che++, reading every file through
+/// `loader`.
+pub fn convert_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) -> Compilation {
+    from_file(loader, path, options, Output::Chepp)
+}
+
+fn from_text(
+    loader: &dyn Loader,
+    name: &str,
+    source: &str,
+    options: &CompileOptions,
+    output: Output,
+) -> Compilation {
+    let mut sources = SourceMap::new();
+    let root = sources.add(name, Some(PathBuf::from(name)), source.to_string());
+    run(loader, sources, root, None, options, output)
+}
+
+fn from_file(
+    loader: &dyn Loader,
+    path: &Path,
+    options: &CompileOptions,
+    output: Output,
+) -> Compilation {
+    let mut sources = SourceMap::new();
+    match loader.load(path) {
+        Ok(text) => {
+            let name = path.to_string_lossy().into_owned();
+            let root = sources.add(&name, Some(path.to_path_buf()), text);
+            run(
+                loader,
+                sources,
+                root,
+                Some(loader.identity(path)),
+                options,
+                output,
+            )
+        }
+        Err(e) => Compilation {
+            module: None,
+            chepp: None,
+            diagnostics: vec![Diagnostic::global_error(format!(
+                "cannot read `{}`: {e}",
+                path.display()
+            ))],
+            sources,
+        },
+    }
+}
+
+fn run(
+    loader: &dyn Loader,
+    mut sources: SourceMap,
+    root: source::FileId,
+    identity: Option<PathBuf>,
+    options: &CompileOptions,
+    output: Output,
+) -> Compilation {
+    let mut diags = diag::Diagnostics::default();
+    let expanded = {
+        let mut includer =
+            include::Includer::new(&mut sources, loader, &options.include_dirs, &mut diags);
+        if let Some(id) = identity {
+            includer.mark_read(id);
+        }
+        includer.expand(root)
+    };
+    let mut program = parser::parse(&expanded.tokens, &mut diags);
+    program.comments = expanded.comments;
+    let checked = check::check(&program, &sources, &mut diags);
+    let (mut module, mut chepp) = (None, None);
+    if !diags.has_errors() {
+        match output {
+            Output::Module => module = codegen::generate(&checked, &sources, &mut diags),
+            Output::Chepp => chepp = Some(convert::convert(&program, &checked, &sources)),
+        }
+    }
+    // In source order: the stages find problems in passes of their own.
+    let mut diagnostics = diags.into_vec();
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.lo)));
+    Compilation {
+        module,
+        chepp,
+        diagnostics,
+        sources,
+    }
+}
+
+/// Whether a file should be read as Che: its extension is `.che3`.
+pub fn is_che3_path(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()) == Some(EXTENSION)
+}

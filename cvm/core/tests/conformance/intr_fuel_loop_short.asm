@@ -1,0 +1,18 @@
+; intr_fuel_loop.asm with one unit less: the guard finds the fuel short and
+; the ordinary copy runs until the fifth call fails, 4 x 1981 = 7924 used.
+;! fuel 9903
+;! error out-of-fuel at main:L_call
+;! fuel-used 7924
+.list sq 1 = 80
+.func main params 0 lists 0 locals 1 stack 2 value
+.slots i
+L_top:
+    push 0
+    lref sq
+L_call:
+    intr ExchngCtrl
+    pop
+    inc.jlt.li i 5 L_top
+    ldl i
+    retv
+.end
