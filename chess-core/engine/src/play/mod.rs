@@ -772,6 +772,14 @@ impl Repl {
                     "The computer plays on to the end."
                 });
             }
+            PlayCommand::Book(on) => {
+                self.set_option("OwnBook", on.to_string());
+                self.say(if on {
+                    "The computer plays from its opening book while the position is in it."
+                } else {
+                    "The computer does not use its opening book."
+                });
+            }
             PlayCommand::Advice(mode) => self.set_option("AdviceMode", mode),
             PlayCommand::Program(source) => self.set_option("CheProgram", source),
             PlayCommand::Backend(name) => self.set_option("CheBackend", name),
