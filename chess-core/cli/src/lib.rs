@@ -4,7 +4,9 @@
 //! is `src/main.rs`; this library holds the parts worth testing on their
 //! own: [`demo`], the project's main job in one call (the bundled Che++
 //! advice program on a position, on every backend, side by side), and
-//! [`advice_json`], the advice table as JSON for `che advice`.
+//! [`advice_json`], the advice table as JSON for `che advice`, and
+//! [`advice_svg`], the advice table as a picture for `che advice --svg`.
 
 pub mod advice_json;
+pub mod advice_svg;
 pub mod demo;

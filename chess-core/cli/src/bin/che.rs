@@ -81,7 +81,13 @@ enum Command {
     /// Run main() on a position and print what it writes.
     Run(RunArgs),
     /// Run main() on a position and print the advice table as JSON.
-    Advice(RunArgs),
+    Advice {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Also draw the advice as an SVG picture into this file.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
     /// Compile the bundled example advice program and run it on a position
     /// with both backends, side by side.
     Demo {
@@ -349,9 +355,15 @@ fn run(command: Command) -> Result<(), Failed> {
                 None => Ok(()),
             }
         }
-        Command::Advice(args) => {
+        Command::Advice { run: args, svg } => {
             let mut out = CollectOutput::default();
             let table = execute(&args, &mut out)?;
+            if let Some(path) = svg {
+                let position = Position::from_fen(&args.fen)
+                    .map_err(|e| fail(format!("invalid --fen: {e}")))?;
+                let picture = che_cli::advice_svg::advice_svg(&position, &table, &out.lines);
+                write_file(&path, picture.as_bytes())?;
+            }
             let json = advice_json(&table, &out.lines);
             let text = serde_json::to_string_pretty(&json).map_err(fail)?;
             to_stdout(&format!("{text}\n"))
