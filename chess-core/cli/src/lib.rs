@@ -5,8 +5,10 @@
 //! own: [`demo`], the project's main job in one call (the bundled Che++
 //! advice program on a position, on every backend, side by side), and
 //! [`advice_json`], the advice table as JSON for `che advice`, and
-//! [`advice_svg`], the advice table as a picture for `che advice --svg`.
+//! [`advice_svg`], the advice table as a picture for `che advice --svg`, and
+//! [`serve`], the local web playground of `che serve`.
 
 pub mod advice_json;
 pub mod advice_svg;
 pub mod demo;
+pub mod serve;

@@ -88,6 +88,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
     },
+    /// Serve the web playground on 127.0.0.1 (editor, board, both backends, the engine).
+    Serve {
+        /// The port (0 picks a free one).
+        #[arg(long, default_value_t = 8022)]
+        port: u16,
+    },
     /// Compile the bundled example advice program and run it on a position
     /// with both backends, side by side.
     Demo {
@@ -300,6 +306,14 @@ fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Faile
 
 fn run(command: Command) -> Result<(), Failed> {
     match command {
+        Command::Serve { port } => {
+            che_cli::serve::run(port, che_cli::serve::limits::Limits::default(), |addr| {
+                to_stderr(&format!(
+                    "che serve: the playground is at http://{addr}/ (Ctrl-C to stop)\n"
+                ));
+            })
+            .map_err(fail)
+        }
         Command::Demo { fen } => match che_cli::demo::run(&fen) {
             Ok(demo) => {
                 to_stdout(&demo.to_string())?;
