@@ -202,3 +202,85 @@ fn the_computer_resigns_a_hopeless_game() {
         "{out}"
     );
 }
+
+#[test]
+fn after_undo_the_computer_waits_for_go_or_a_move() {
+    // The computer's answer to e4 is taken back: Black (the computer) is to move, and it must not
+    // play the same move again at once.
+    let out = play("depth 1\ne4\nundo\nfen\n");
+    let pos = Position::startpos();
+    let after_e4 = pos.after(pos.parse_san("e4").expect("e4"));
+    assert_eq!(announced_moves(&out).len(), 2, "{out}");
+    assert!(out.contains("The computer waits: `go`"), "{out}");
+    let last_fen = out
+        .lines()
+        .filter_map(|l| Position::from_fen(l).ok())
+        .next_back()
+        .expect("a FEN line");
+    assert_eq!(last_fen, after_e4, "{out}");
+    // `go` lets it move again; so does the person entering Black's move.
+    let out = play("depth 1\ne4\nundo\ngo\n");
+    assert_eq!(announced_moves(&out).len(), 3, "{out}");
+    let out = play("depth 1\ne4\nundo\ne5\n");
+    let moves = announced_moves(&out);
+    assert_eq!(moves.len(), 3, "{out}");
+    assert_eq!(moves[2], "e5", "{out}");
+}
+
+#[test]
+fn a_promotion_without_its_piece_lists_the_pieces() {
+    let out = play("computer none\nfen 8/4P3/8/8/8/8/k7/4K3 w - - 0 1\ne7e8\ne8\n");
+    assert!(
+        out.contains(
+            "`e7e8` promotes a pawn: say to which piece, e7e8q (queen), e7e8r (rook), e7e8b (bishop), e7e8n (knight)."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "`e8` promotes a pawn: say to which piece, e8=Q (queen), e8=R (rook), e8=B (bishop), e8=N (knight)."
+        ),
+        "{out}"
+    );
+    // A move that is not a promotion keeps the plain message.
+    assert!(
+        play("computer none\ne2e5\n").contains("Illegal move: e2e5 cannot be played here."),
+        "e2e5"
+    );
+}
+
+#[test]
+fn nothing_is_announced_after_the_game_is_over() {
+    let out = play(
+        "computer none\n\
+         fen r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4\ngo\n",
+    );
+    let over = out.find("Game over").expect("the game ends");
+    assert!(!out[over..].contains("I announce"), "{out}");
+}
+
+#[test]
+fn set_up_mode_confirms_castling_and_en_passant() {
+    let out = play("computer none\nsetup\ncastle Q\nep e3\nep -\ncastle -\ncancel\n");
+    assert!(out.contains("Castling rights: Q"), "{out}");
+    assert!(out.contains("En-passant square e3."), "{out}");
+    assert!(out.contains("No en-passant square."), "{out}");
+    assert!(out.contains("No castling rights."), "{out}");
+}
+
+#[test]
+fn stop_ends_self_play() {
+    // Without limits every search runs until `stop`; before the fix self-play went on forever.
+    let out = play("depth 0\ncomputer both\nstop\n");
+    assert_eq!(announced_moves(&out).len(), 1, "{out}");
+    assert!(out.contains("Self-play stopped"), "{out}");
+}
+
+#[test]
+fn two_knights_against_a_bare_king_is_a_draw_to_the_computer() {
+    // The computer has the bare king: it must not think it is losing (KNNK cannot be forced).
+    let out = play("depth 4\nfen 4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1\nNc3\nNg3\n");
+    assert_eq!(announced_moves(&out).len(), 4, "{out}");
+    assert!(!out.contains("I am losing"), "{out}");
+    assert!(!out.contains("I am worse"), "{out}");
+}

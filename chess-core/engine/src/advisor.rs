@@ -148,7 +148,13 @@ pub enum ProgramSource {
     ShannyEval,
     /// A file: `.cmp` module, `.asm` listing, `.che3` Che (Nimzo 3) source, or Che++ source.
     File(PathBuf),
+    /// Che++ source text held in memory (the web playground's editor), compiled as
+    /// `playground.che`; `include` finds the bundled example files and nothing on disk.
+    Text(std::sync::Arc<str>),
 }
+
+/// The file name under which [`ProgramSource::Text`] is compiled.
+pub const TEXT_NAME: &str = "playground.che";
 
 impl ProgramSource {
     /// Reads an option value: `<shanny>`, `<shanny-eval>`, or a path.
@@ -167,6 +173,7 @@ impl fmt::Display for ProgramSource {
             ProgramSource::Shanny => f.write_str("<shanny>"),
             ProgramSource::ShannyEval => f.write_str("<shanny-eval>"),
             ProgramSource::File(p) => write!(f, "{}", p.display()),
+            ProgramSource::Text(_) => f.write_str("<text>"),
         }
     }
 }
@@ -260,6 +267,15 @@ impl Advisor {
                 ))?
             }
             ProgramSource::File(path) => Advisor::load_file(path, &options)?,
+            ProgramSource::Text(text) => {
+                let mut files: Vec<(&str, &str)> = examples::EXAMPLES.to_vec();
+                files.push((TEXT_NAME, text));
+                compiled(chepp::compile_with(
+                    &MemLoader::with(&files),
+                    Path::new(TEXT_NAME),
+                    &options,
+                ))?
+            }
         };
         let (hook, hook_note) = match program.module().function_index(HOOK_NAME) {
             None => (None, None),

@@ -12,6 +12,8 @@
 //! on a worker thread ([`crate::worker`]).
 
 use crate::advisor::{AdviceMode, Advisor, FuelBudget};
+use crate::book::choose::weighted_choice;
+use crate::book::Book;
 use crate::eval::{Breakdown, EvalParams, Evaluator};
 use crate::host::AdviceHost;
 use crate::native::{NativeAdvice, NativeHook};
@@ -115,6 +117,8 @@ pub struct Engine {
     host: AdviceHost,
     game: GameState,
     searches: u64,
+    book: Option<Book>,
+    book_error: Option<String>,
 }
 
 impl Engine {
@@ -133,9 +137,12 @@ impl Engine {
             host: AdviceHost::new(&start),
             game: GameState::new(start),
             searches: 0,
+            book: None,
+            book_error: None,
             options,
         };
         engine.load_program();
+        engine.load_book();
         engine.sync_style_defaults();
         engine
     }
@@ -180,6 +187,65 @@ impl Engine {
         }
     }
 
+    fn load_book(&mut self) {
+        match Book::load(&self.options.book_file) {
+            Ok(book) => {
+                self.book = Some(book);
+                self.book_error = None;
+            }
+            Err(e) => {
+                self.book = None;
+                self.book_error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Why the opening book is not loaded, if it is not.
+    pub fn book_error(&self) -> Option<&str> {
+        self.book_error.as_deref()
+    }
+
+    /// The book's moves in the current position with their weights (empty without a book).
+    pub fn book_moves(&self) -> Vec<(Move, u16)> {
+        self.book
+            .as_ref()
+            .map_or_else(Vec::new, |b| b.moves(&self.game.current))
+    }
+
+    /// A move from the book for `go`, when `OwnBook` is on, the search is an ordinary one (not
+    /// infinite, not restricted to some moves, not a mate search) and the position is in the
+    /// book. The choice is weighted by the book and seeded by `RandomSeed`, the search count and
+    /// the position.
+    fn book_move(
+        &mut self,
+        go: &GoParams,
+        sink: &mut dyn FnMut(EngineEvent),
+    ) -> Option<SearchResult> {
+        if !self.options.own_book || go.infinite || go.mate.is_some() || !go.search_moves.is_empty()
+        {
+            return None;
+        }
+        let moves = self.book_moves();
+        let seed = self.options.random_seed
+            ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ chess_core::polyglot_key(&self.game.current);
+        let mv = weighted_choice(&moves, seed)?;
+        let total: u32 = moves.iter().map(|&(_, w)| u32::from(w)).sum();
+        let weight = moves.iter().find(|&&(m, _)| m == mv).map_or(0, |&(_, w)| w);
+        self.searches += 1;
+        sink(EngineEvent::Note(format!(
+            "book move {mv} (weight {weight} of {total}, {} book moves)",
+            moves.len()
+        )));
+        Some(SearchResult {
+            best: Some(mv),
+            pv: vec![mv],
+            choices: 1,
+            book: true,
+            ..SearchResult::default()
+        })
+    }
+
     /// `GetStyle` reports the user's settings.
     fn sync_style_defaults(&mut self) {
         for id in 0..STYLE_COUNT as i32 {
@@ -203,6 +269,18 @@ impl Engine {
                 }
             }
             Change::ClearHash => self.tt.clear(),
+            Change::Book => {
+                self.load_book();
+                match (&self.book_error, &self.book) {
+                    (Some(e), _) => notes.push(format!("error: opening book: {e}")),
+                    (None, Some(b)) => notes.push(format!(
+                        "opening book {} loaded ({} entries)",
+                        self.options.book_file,
+                        b.entries().len()
+                    )),
+                    (None, None) => {}
+                }
+            }
             Change::Program | Change::Backend => {
                 if change == Change::Program {
                     self.load_program();
@@ -283,6 +361,9 @@ impl Engine {
         control: &SearchControl,
         sink: &mut dyn FnMut(EngineEvent),
     ) -> SearchResult {
+        if let Some(result) = self.book_move(go, sink) {
+            return result;
+        }
         let root = self.game.current;
         let plan = go.plan(
             root.side_to_move(),

@@ -109,6 +109,12 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "off; root: run main() before each search; node: also call Evaluate() at every evaluation",
     },
     check("CheVerbose", false, "report the program's output and suggested moves as info strings"),
+    check("OwnBook", false, "play from the opening book while the position is in it"),
+    OptionSpec {
+        name: "BookFile",
+        kind: OptionKind::Text { default: "<che>" },
+        help: "the opening book: a Polyglot .bin file, or <che> (the bundled book)",
+    },
     check("NullMove", true, "null-move pruning"),
     check("LateMoveReductions", true, "late-move reductions"),
     check("Random", false, "choose at random among equally good moves"),
@@ -177,6 +183,8 @@ pub enum Change {
     Program,
     /// The backend.
     Backend,
+    /// The opening book file.
+    Book,
 }
 
 /// Current values of every option.
@@ -194,6 +202,10 @@ pub struct EngineOptions {
     pub advice_mode: AdviceMode,
     /// Report program output and suggested moves.
     pub verbose: bool,
+    /// Play from the opening book.
+    pub own_book: bool,
+    /// The opening book: a path or `<che>`.
+    pub book_file: String,
     /// Null-move pruning.
     pub null_move: bool,
     /// Late-move reductions.
@@ -217,6 +229,8 @@ impl Default for EngineOptions {
             backend: Backend::Interp,
             advice_mode: AdviceMode::Root,
             verbose: false,
+            own_book: false,
+            book_file: crate::book::BUNDLED_NAME.to_string(),
             null_move: true,
             lmr: true,
             random: false,
@@ -311,6 +325,14 @@ impl EngineOptions {
             "CheVerbose" => {
                 self.verbose = parse_bool(spec, value)?;
                 Ok(Change::Plain)
+            }
+            "OwnBook" => {
+                self.own_book = parse_bool(spec, value)?;
+                Ok(Change::Plain)
+            }
+            "BookFile" => {
+                self.book_file = value.trim().to_string();
+                Ok(Change::Book)
             }
             "NullMove" => {
                 self.null_move = parse_bool(spec, value)?;

@@ -5,7 +5,8 @@
 //! runs one job and exits: `perft` prints the leaf count of the legal move tree (the number alone
 //! on the last line of standard output, timing on standard error), `divide` first prints that count
 //! per root move, and `bench` searches a fixed set of positions to a fixed depth and prints the
-//! node count and speed, as Stockfish's `bench` does.
+//! node count and speed, as Stockfish's `bench` does. `book` builds a Polyglot opening book from
+//! PGN files (`che-engine book games.pgn -o book.bin [--plies N]`).
 //!
 //! `perft` and `divide` count to at most [`chess_core::MAX_PERFT_DEPTH`] (64) plies; a deeper request is refused
 //! with a message and exit status 1. A closed standard output (`che-engine divide 5 | head -1`)
@@ -50,6 +51,18 @@ enum Command {
     },
     /// Play chess at the terminal (type `help` once it runs).
     Play,
+    /// Build a Polyglot opening book (.bin) from PGN files.
+    Book {
+        /// The PGN files to read (main lines only; variations are skipped).
+        #[arg(required = true)]
+        pgn: Vec<std::path::PathBuf>,
+        /// The book file to write.
+        #[arg(short = 'o', long = "output")]
+        output: std::path::PathBuf,
+        /// How many half-moves of each game go into the book.
+        #[arg(long, default_value_t = che_engine::book::build::DEFAULT_PLIES)]
+        plies: usize,
+    },
     /// Search the benchmark positions to a fixed depth; print nodes and speed.
     Bench {
         /// Plies per position.
@@ -141,6 +154,37 @@ fn count(depth: u32, fen: &str, split: bool) -> Result<(), ExitCode> {
     out.finish()
 }
 
+/// Reads the games of every PGN file, writes the book and says what it holds.
+fn build_book(
+    files: &[std::path::PathBuf],
+    output: &std::path::Path,
+    plies: usize,
+) -> Result<(), ExitCode> {
+    let mut builder = che_engine::book::build::BookBuilder::new();
+    let mut games = 0;
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| failure(format!("cannot read {}: {e}", file.display())))?;
+        let read = che_engine::book::pgn::read_games(&text)
+            .map_err(|e| failure(format!("{}: {e}", file.display())))?;
+        for game in &read {
+            builder.add_game(game, plies);
+        }
+        games += read.len();
+    }
+    let book = builder.finish();
+    std::fs::write(output, book.to_bytes())
+        .map_err(|e| failure(format!("cannot write {}: {e}", output.display())))?;
+    let mut out = Printer::new();
+    out.line(&format!(
+        "{}: {} entries, {} positions from {games} games ({plies} plies each at most)",
+        output.display(),
+        book.entries().len(),
+        builder.positions()
+    ));
+    out.finish()
+}
+
 fn run(command: Command) -> Result<(), ExitCode> {
     match command {
         Command::Perft { depth, fen } => count(depth, &fen, false)?,
@@ -150,6 +194,7 @@ fn run(command: Command) -> Result<(), ExitCode> {
             che_engine::play::run(input, Out::stdout(), EngineOptions::default())
                 .map_err(failure)?;
         }
+        Command::Book { pgn, output, plies } => build_book(&pgn, &output, plies)?,
         Command::Bench { depth } => {
             let mut engine = Engine::new(EngineOptions::default());
             let control = SearchControl::new();

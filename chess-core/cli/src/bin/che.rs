@@ -89,7 +89,19 @@ enum Command {
     /// Run main() on a position and print what it writes.
     Run(RunArgs),
     /// Run main() on a position and print the advice table as JSON.
-    Advice(RunArgs),
+    Advice {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Also draw the advice as an SVG picture into this file.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
+    /// Serve the web playground on 127.0.0.1 (editor, board, both backends, the engine).
+    Serve {
+        /// The port (0 picks a free one).
+        #[arg(long, default_value_t = 8022)]
+        port: u16,
+    },
     /// Convert a Che (Nimzo 3) program to Che++.
     Convert {
         /// The Che program (read as Che whatever its extension).
@@ -423,6 +435,14 @@ fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Faile
 
 fn run(command: Command) -> Result<(), Failed> {
     match command {
+        Command::Serve { port } => {
+            che_cli::serve::run(port, che_cli::serve::limits::Limits::default(), |addr| {
+                to_stderr(&format!(
+                    "che serve: the playground is at http://{addr}/ (Ctrl-C to stop)\n"
+                ));
+            })
+            .map_err(fail)
+        }
         Command::Demo { fen } => match che_cli::demo::run(&fen) {
             Ok(demo) => {
                 to_stdout(&demo.to_string())?;
@@ -483,12 +503,18 @@ fn run(command: Command) -> Result<(), Failed> {
                 None => Ok(()),
             }
         }
-        Command::Advice(args) if cheg_cmd::is_cheg(&args.file) => Err(fail(
+        Command::Advice { run: args, .. } if cheg_cmd::is_cheg(&args.file) => Err(fail(
             "advice runs Che++ programs; a CHEG program runs with `che run`",
         )),
-        Command::Advice(args) => {
+        Command::Advice { run: args, svg } => {
             let mut out = CollectOutput::default();
             let table = execute(&args, &mut out)?;
+            if let Some(path) = svg {
+                let position = Position::from_fen(&args.fen)
+                    .map_err(|e| fail(format!("invalid --fen: {e}")))?;
+                let picture = che_cli::advice_svg::advice_svg(&position, &table, &out.lines);
+                write_file(&path, picture.as_bytes())?;
+            }
             let json = advice_json(&table, &out.lines);
             let text = serde_json::to_string_pretty(&json).map_err(fail)?;
             to_stdout(&format!("{text}\n"))

@@ -9,11 +9,13 @@
 //! * pawn structure, cached by skeleton ([`pawns`]), and passed pawns racing the kings;
 //! * king safety: shelter and attack weight ([`king`]);
 //! * a few piece terms (bishop pair, rooks on open files), a side-to-move bonus, help for driving a
-//!   bare king to the edge, and a damper for material advantages that cannot win.
+//!   bare king to the edge, and a damper for material advantages that cannot win;
+//! * 0 for material balances known to be drawn ([`draw`]: KNK, KBK, same-coloured bishops, KNNK).
 //!
 //! The style percentages (`ST_MIDGAMEMOB`, `ST_ENDGAMEMOB`, `ST_KINGSAFTY`, `ST_PAWNEVAL`) and
 //! material values (`ST_PAWNMAT` ...) come in through [`EvalParams`].
 
+pub mod draw;
 pub mod king;
 pub mod mobility;
 pub mod params;
@@ -125,7 +127,7 @@ impl Evaluator {
 
     /// The evaluation with its parts.
     pub fn breakdown(&mut self, pos: &Position, params: &EvalParams) -> Breakdown {
-        if pos.is_insufficient_material() {
+        if draw::is_drawn_material(pos) {
             return Breakdown::default();
         }
         let phase = score::phase(pos);
@@ -295,6 +297,20 @@ mod tests {
         assert!(eval("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -800);
         assert!(eval("4k3/8/8/8/8/8/8/3NK3 w - - 0 1").abs() < 80);
         assert_eq!(eval("4k3/8/8/8/8/8/8/4K3 w - - 0 1"), 0);
+    }
+
+    #[test]
+    fn drawn_material_scores_zero_for_both_sides() {
+        for fen in [
+            "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1",
+            "4k3/8/8/8/8/8/8/1N2KN2 b - - 0 1",
+            "4k3/8/8/8/8/8/8/2B1K3 b - - 0 1",
+            "5b2/4k3/8/8/8/8/8/2B1K3 w - - 0 1",
+        ] {
+            assert_eq!(eval(fen), 0, "{fen}");
+        }
+        // Two knights against a king and pawn can win (Troitsky): not scored as a draw.
+        assert!(eval("4k3/p7/8/8/8/8/8/1N2KN2 w - - 0 1") > 200);
     }
 
     #[test]

@@ -92,6 +92,10 @@ pub const COMMANDS: &[CommandHelp] = &[
         "choose at random among equally good moves",
     ),
     cmd(
+        "book on|off",
+        "play from the opening book (option BookFile; the bundled book by default)",
+    ),
+    cmd(
         "resign on|off",
         "let the computer resign when its position is hopeless",
     ),
@@ -179,6 +183,8 @@ pub enum PlayCommand {
     Random(bool, Option<u64>),
     /// `resign on|off`.
     Resign(bool),
+    /// `book on|off`.
+    Book(bool),
     /// `advice MODE`.
     Advice(String),
     /// `program SOURCE`.
@@ -325,6 +331,7 @@ pub fn parse(line: &str) -> Result<Option<PlayCommand>, CommandError> {
             PlayCommand::Random(on, seed)
         }
         "resign" => PlayCommand::Resign(on_off("resign", arg)?),
+        "book" => PlayCommand::Book(on_off("book", arg)?),
         "advice" => PlayCommand::Advice(
             arg.ok_or_else(|| arg_error("advice", "expected off, root or node"))?
                 .to_string(),
@@ -449,6 +456,7 @@ mod tests {
             "comments off",
             "random on 7",
             "resign on",
+            "book off",
             "advice node",
             "program <shanny>",
             "backend jit",

@@ -79,6 +79,12 @@ struct Repl {
     setup: Option<Setup>,
     /// Consecutive hopeless searches, per side the computer plays.
     hopeless: [u32; 2],
+    /// Set by `undo`: the computer does not move until `go`, a `computer` command or a move is
+    /// played (otherwise it would replay the move just taken back at once).
+    waiting: bool,
+    /// Set by `stop` during self-play: once the move being searched is played, the computer
+    /// stops playing both sides.
+    end_self_play: bool,
 }
 
 /// Plays chess on `input`/`out` until `quit` or the end of input.
@@ -120,6 +126,8 @@ pub fn run(
         over: None,
         setup: None,
         hopeless: [0; 2],
+        waiting: false,
+        end_self_play: false,
     };
     repl.run();
     repl.engine.quit();
@@ -187,6 +195,52 @@ fn ambiguous_candidates(pos: &Position, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The promotions a move typed without its piece could mean (`e7e8`, `e8`, `exd8`), written as
+/// the user wrote the move: UCI with the piece letter (`e7e8q`) or SAN (`e8=Q`).
+fn promotion_choices(pos: &Position, text: &str) -> Vec<String> {
+    const KINDS: [PieceKind; 4] = [
+        PieceKind::Queen,
+        PieceKind::Rook,
+        PieceKind::Bishop,
+        PieceKind::Knight,
+    ];
+    if let Ok((from, to, None)) = chess_core::uci_move::parse_uci_parts(text) {
+        return KINDS
+            .iter()
+            .filter(|&&k| {
+                pos.legal_moves()
+                    .iter()
+                    .any(|m| m.from() == from && m.to() == to && m.promotion_kind() == Some(k))
+            })
+            .map(|k| format!("{text}{} ({})", k.to_lower_char(), kind_name(*k)))
+            .collect();
+    }
+    let core = text.trim_end_matches(['+', '#', '!', '?']);
+    if core.contains('=') {
+        return Vec::new();
+    }
+    KINDS
+        .iter()
+        .filter_map(|&k| {
+            let san = format!("{core}={}", k.to_upper_char());
+            pos.parse_san(&san)
+                .ok()
+                .map(|_| format!("{san} ({})", kind_name(k)))
+        })
+        .collect()
+}
+
+fn kind_name(kind: PieceKind) -> &'static str {
+    match kind {
+        PieceKind::Pawn => "pawn",
+        PieceKind::Knight => "knight",
+        PieceKind::Bishop => "bishop",
+        PieceKind::Rook => "rook",
+        PieceKind::Queen => "queen",
+        PieceKind::King => "king",
+    }
+}
+
 impl Repl {
     fn say(&self, text: &str) {
         self.out.text(text);
@@ -244,6 +298,7 @@ impl Repl {
         if self.thinking
             || self.over.is_some()
             || self.setup.is_some()
+            || self.waiting
             || !self.computer[pos.side_to_move().index()]
         {
             return;
@@ -288,6 +343,9 @@ impl Repl {
             Ok(Some(PlayCommand::Stop)) => {
                 self.engine.control().stop();
                 self.say("Stopping: the computer plays the best move found so far.");
+                if self.computer == [true, true] {
+                    self.end_self_play = true;
+                }
             }
             Ok(Some(PlayCommand::Quit)) => {
                 self.engine.control().stop();
@@ -389,6 +447,12 @@ impl Repl {
 
     /// Plays a move on the board with its comments.
     fn play_move(&mut self, mv: Move, who: &str) {
+        self.play_move_with(mv, who, None);
+    }
+
+    /// Plays a move on the board with its comments and, when given, the computer's view of the
+    /// game on a line between the move and the board.
+    fn play_move_with(&mut self, mv: Move, who: &str, outlook: Option<&str>) {
         let before = self.position();
         let san = before.san(mv);
         let number = if before.side_to_move() == Colour::White {
@@ -400,6 +464,7 @@ impl Repl {
             self.say(&format!("Internal error: {mv} was refused."));
             return;
         }
+        self.waiting = false;
         let notes = if self.comments {
             comment::describe(&before, mv)
         } else {
@@ -412,6 +477,9 @@ impl Repl {
                 "{who} plays {number} {san} ({})",
                 notes.join(", ")
             ));
+        }
+        if let Some(text) = outlook {
+            self.say(&format!("  {text}."));
         }
         self.show();
         self.check_outcome();
@@ -450,11 +518,20 @@ impl Repl {
                 result.choices
             ));
         }
-        self.play_move(mv, colour_name(me));
-        if self.comments {
-            if let Some(text) = comment::outlook(result.score) {
-                self.say(&format!("  {text}."));
-            }
+        // The computer's view of the game follows its move and comes before the board and any
+        // end of the game; a move that mates needs no announcement.
+        let mates = pos.after(mv).is_checkmate();
+        let outlook = if self.comments && !mates {
+            comment::outlook(result.score)
+        } else {
+            None
+        };
+        self.play_move_with(mv, colour_name(me), outlook.as_deref());
+        if std::mem::take(&mut self.end_self_play) && self.over.is_none() {
+            self.computer = [false, false];
+            self.say(
+                "Self-play stopped: the computer plays neither side now (`go` or `computer both` to go on).",
+            );
         }
     }
 
@@ -489,6 +566,13 @@ impl Repl {
                 self.say(&format!(
                     "`{text}` is ambiguous: say which piece, e.g. {}.",
                     matching.join(" or ")
+                ));
+            }
+            Err(SanError::Illegal(_)) if !promotion_choices(&pos, text).is_empty() => {
+                let choices = promotion_choices(&pos, text);
+                self.say(&format!(
+                    "`{text}` promotes a pawn: say to which piece, {}.",
+                    choices.join(", ")
                 ));
             }
             Err(SanError::Illegal(_)) => {
@@ -533,6 +617,7 @@ impl Repl {
 
     fn new_game_from(&mut self, start: Position) {
         self.start = start;
+        self.waiting = false;
         self.game = Game::new(start);
         self.over = None;
         self.hopeless = [0; 2];
@@ -576,10 +661,12 @@ impl Repl {
                     let side = self.position().side_to_move();
                     self.computer[side.index()] = true;
                     self.computer[(!side).index()] = false;
+                    self.waiting = false;
                     self.say(&format!("The computer takes {}.", colour_name(side)));
                 }
             }
             PlayCommand::Computer(sides) => {
+                self.waiting = false;
                 self.computer = match sides {
                     Sides::White => [true, false],
                     Sides::Black => [false, true],
@@ -595,12 +682,29 @@ impl Repl {
             }
             PlayCommand::Depth(d) => self.set_depth(d),
             PlayCommand::Time(t) => self.set_time(t),
-            PlayCommand::Stop => self.say("The computer is not thinking."),
+            PlayCommand::Stop => {
+                if self.computer == [true, true] {
+                    self.computer = [false, false];
+                    self.say(
+                        "Self-play stopped: the computer plays neither side now (`go` or `computer both` to go on).",
+                    );
+                } else {
+                    self.say("The computer is not thinking.");
+                }
+            }
             PlayCommand::Undo => match self.game.undo() {
                 Some(m) => {
                     self.over = None;
                     self.say(&format!("Took back {m}."));
                     self.show();
+                    let side = self.position().side_to_move();
+                    if self.computer[side.index()] {
+                        self.waiting = true;
+                        self.say(&format!(
+                            "The computer waits: `go` to let it play {}, or enter the move yourself.",
+                            colour_name(side)
+                        ));
+                    }
                 }
                 None => self.say("There is no move to take back."),
             },
@@ -668,6 +772,14 @@ impl Repl {
                     "The computer plays on to the end."
                 });
             }
+            PlayCommand::Book(on) => {
+                self.set_option("OwnBook", on.to_string());
+                self.say(if on {
+                    "The computer plays from its opening book while the position is in it."
+                } else {
+                    "The computer does not use its opening book."
+                });
+            }
             PlayCommand::Advice(mode) => self.set_option("AdviceMode", mode),
             PlayCommand::Program(source) => self.set_option("CheProgram", source),
             PlayCommand::Backend(name) => self.set_option("CheBackend", name),
@@ -724,10 +836,22 @@ impl Repl {
                 self.say(&format!("{} to move.", colour_name(c)));
             }
             SetupCommand::Castle(rights) => {
+                let note = if rights == "-" {
+                    "No castling rights.".to_string()
+                } else {
+                    format!(
+                        "Castling rights: {rights} (rights whose king or rook is not at home are dropped at `done`)."
+                    )
+                };
                 setup.castling = rights;
+                self.say(&note);
             }
             SetupCommand::EnPassant(sq) => {
                 setup.en_passant = sq;
+                self.say(&match sq {
+                    Some(sq) => format!("En-passant square {sq}."),
+                    None => "No en-passant square.".to_string(),
+                });
             }
             SetupCommand::Show => self.show(),
             SetupCommand::Done => match setup.finish() {

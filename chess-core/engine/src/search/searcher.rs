@@ -141,6 +141,8 @@ pub struct SearchResult {
     pub choices: usize,
     /// Whether the per-leaf hook failed during the search (and was dropped).
     pub hook_failed: bool,
+    /// Whether the move came from the opening book (no search was made).
+    pub book: bool,
 }
 
 /// A root move with its latest score.

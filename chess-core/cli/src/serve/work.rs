@@ -1,0 +1,321 @@
+//! What the playground's requests do, as plain functions (no HTTP): compile and run a program on
+//! a position with each backend, and ask the engine for a move with the program loaded.
+
+use super::limits::Limits;
+use crate::advice_json::advice_json;
+use crate::advice_svg::advice_svg;
+use che_engine::advisor::{AdviceMode, ProgramSource, TEXT_NAME};
+use che_engine::engine::{Engine, EngineEvent};
+use che_engine::host::AdviceHost;
+use che_engine::options::EngineOptions;
+use che_engine::search::{GoParams, SearchControl};
+use chepp::{CompileOptions, MemLoader};
+use chess_core::Position;
+use cvm::{Backend, CollectOutput, Program};
+use jit::Prepared;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::time::Instant;
+
+/// `POST /api/run`: a program, a position and the backends to run it on.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunRequest {
+    /// Che++ source.
+    pub source: String,
+    /// The position (FEN).
+    pub fen: String,
+    /// `interp`, `jit` or `both` (the default).
+    #[serde(default)]
+    pub backend: Option<String>,
+}
+
+/// A compiler message placed in the source.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DiagnosticOut {
+    /// `error` or `warning`.
+    pub severity: String,
+    /// Line, from 1 (0 when the message has no place).
+    pub line: u32,
+    /// Column, from 1.
+    pub col: u32,
+    /// The message.
+    pub message: String,
+    /// The full rendering with the source line and caret.
+    pub rendered: String,
+}
+
+/// The outcome of one backend's run.
+#[derive(Clone, Debug, Serialize)]
+pub struct BackendRun {
+    /// `interp` or `jit`.
+    pub backend: String,
+    /// Preparation time (the JIT's compilation), milliseconds.
+    pub prepare_ms: f64,
+    /// Time of `main()`, milliseconds.
+    pub run_ms: f64,
+    /// The lines the program printed.
+    pub output: Vec<String>,
+    /// The runtime error, rendered with its source line, if the run failed.
+    pub error: Option<String>,
+    /// Line of the runtime error, if known.
+    pub error_line: Option<u32>,
+    /// The advice table as JSON (as `che advice` prints it).
+    pub advice: Option<serde_json::Value>,
+    /// The advice as an SVG picture.
+    pub svg: Option<String>,
+}
+
+/// The answer to `POST /api/run`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResponse {
+    /// Whether the program compiled.
+    pub compiled: bool,
+    /// Every compiler message.
+    pub diagnostics: Vec<DiagnosticOut>,
+    /// Compile time (front end and optimizer), milliseconds.
+    pub compile_ms: f64,
+    /// The CVM listing of the optimized program.
+    pub listing: String,
+    /// One entry per backend run.
+    pub runs: Vec<BackendRun>,
+}
+
+/// `POST /api/move`: the engine's move with the program as its advice.
+#[derive(Clone, Debug, Deserialize)]
+pub struct MoveRequest {
+    /// Che++ source (empty: no advice).
+    #[serde(default)]
+    pub source: String,
+    /// The position (FEN).
+    pub fen: String,
+    /// Search depth (capped by the limits; default 8).
+    #[serde(default)]
+    pub depth: Option<u32>,
+}
+
+/// The answer to `POST /api/move`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveResponse {
+    /// The move in UCI notation, if there is a legal move.
+    pub bestmove: Option<String>,
+    /// The move in SAN.
+    pub san: Option<String>,
+    /// The principal variation in SAN.
+    pub pv: Vec<String>,
+    /// The score for the side to move, centipawns.
+    pub score: i32,
+    /// The depth reached.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Notes of the engine (the program's output, errors).
+    pub notes: Vec<String>,
+}
+
+/// Why a request was refused before any work.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// The position is not a valid FEN.
+    #[error("invalid FEN: {0}")]
+    Fen(String),
+    /// An unknown backend name.
+    #[error("unknown backend `{0}`: expected interp, jit or both")]
+    Backend(String),
+}
+
+fn parse_fen(fen: &str) -> Result<Position, RequestError> {
+    Position::from_fen(fen.trim()).map_err(|e| RequestError::Fen(e.to_string()))
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Compiles `source` as `playground.che`; `include` finds only the bundled example files.
+fn compile(source: &str) -> chepp::Compilation {
+    let mut files: Vec<(&str, &str)> = chepp::examples::EXAMPLES.to_vec();
+    files.push((TEXT_NAME, source));
+    chepp::compile_with(
+        &MemLoader::with(&files),
+        Path::new(TEXT_NAME),
+        &CompileOptions::default(),
+    )
+}
+
+fn diagnostics(c: &chepp::Compilation) -> Vec<DiagnosticOut> {
+    c.diagnostics
+        .iter()
+        .map(|d| {
+            let (line, col) = d.span.map_or((0, 0), |s| c.sources.line_col(s));
+            DiagnosticOut {
+                severity: d.severity.to_string(),
+                line,
+                col,
+                message: d.message.clone(),
+                rendered: d.render(&c.sources),
+            }
+        })
+        .collect()
+}
+
+/// Compiles and runs the program of `req` on each backend asked for.
+pub fn run_program(req: &RunRequest, limits: &Limits) -> Result<RunResponse, RequestError> {
+    let pos = parse_fen(&req.fen)?;
+    let backends: Vec<Backend> = match req.backend.as_deref().map(str::trim) {
+        None | Some("") | Some("both") => Backend::ALL.to_vec(),
+        Some(name) => vec![name
+            .parse::<Backend>()
+            .map_err(|_| RequestError::Backend(name.to_string()))?],
+    };
+    let started = Instant::now();
+    let compilation = compile(&req.source);
+    let diags = diagnostics(&compilation);
+    let Some(module) = compilation.module.clone() else {
+        return Ok(RunResponse {
+            compiled: false,
+            diagnostics: diags,
+            compile_ms: ms(started),
+            listing: String::new(),
+            runs: Vec::new(),
+        });
+    };
+    let program = match Program::new(module)
+        .map(|p| cvm::opt::optimize(&p).0.into_module())
+        .and_then(Program::new)
+    {
+        Ok(p) => p,
+        Err(e) => {
+            let mut diagnostics = diags;
+            diagnostics.push(DiagnosticOut {
+                severity: "error".into(),
+                line: 0,
+                col: 0,
+                message: format!("invalid module: {e}"),
+                rendered: format!("error: invalid module: {e}\n"),
+            });
+            return Ok(RunResponse {
+                compiled: false,
+                diagnostics,
+                compile_ms: ms(started),
+                listing: String::new(),
+                runs: Vec::new(),
+            });
+        }
+    };
+    let compile_ms = ms(started);
+    let listing = cvm::asm::disassemble(program.module());
+    let runs = backends
+        .into_iter()
+        .map(|b| run_on(&program, b, &pos, &compilation, limits))
+        .collect();
+    Ok(RunResponse {
+        compiled: true,
+        diagnostics: diags,
+        compile_ms,
+        listing,
+        runs,
+    })
+}
+
+fn run_on(
+    program: &Program,
+    backend: Backend,
+    pos: &Position,
+    compilation: &chepp::Compilation,
+    limits: &Limits,
+) -> BackendRun {
+    let mut run = BackendRun {
+        backend: backend.name().to_string(),
+        prepare_ms: 0.0,
+        run_ms: 0.0,
+        output: Vec::new(),
+        error: None,
+        error_line: None,
+        advice: None,
+        svg: None,
+    };
+    let started = Instant::now();
+    let prepared = match Prepared::new(program.clone(), backend) {
+        Ok(p) => p,
+        Err(e) => {
+            run.error = Some(format!("JIT compilation failed: {e}"));
+            return run;
+        }
+    };
+    run.prepare_ms = ms(started);
+    let mut vm = prepared.instance();
+    vm.set_limits(cvm::Limits {
+        fuel: Some(limits.fuel),
+        ..cvm::Limits::default()
+    });
+    let mut host = AdviceHost::new(pos);
+    let mut out = CollectOutput::default();
+    let started = Instant::now();
+    let result = vm.run_entry(&mut host, &mut out);
+    run.run_ms = ms(started);
+    run.output = out.lines.iter().map(|l| l.to_string()).collect();
+    match result {
+        Ok(_) => {
+            let table = vm.advice().clone();
+            run.advice = Some(advice_json(&table, &out.lines));
+            run.svg = Some(advice_svg(pos, &table, &out.lines));
+        }
+        Err(e) => {
+            run.error_line = e.pos.as_ref().map(|p| p.line);
+            run.error = Some(compilation.render_runtime_error(&e));
+        }
+    }
+    run
+}
+
+/// Searches the position of `req` with the program as the engine's advice.
+pub fn engine_move(req: &MoveRequest, limits: &Limits) -> Result<MoveResponse, RequestError> {
+    let pos = parse_fen(&req.fen)?;
+    let options = EngineOptions {
+        hash_mb: 8,
+        program: ProgramSource::Text(req.source.as_str().into()),
+        advice_mode: if req.source.trim().is_empty() {
+            AdviceMode::Off
+        } else {
+            AdviceMode::Root
+        },
+        ..EngineOptions::default()
+    };
+    let mut engine = Engine::new(options);
+    let mut notes = Vec::new();
+    if let Some(e) = engine.program_error() {
+        if !req.source.trim().is_empty() {
+            notes.push(format!("error: advice program: {e}"));
+        }
+    }
+    let _ = engine.set_position(pos, &[]);
+    let go = GoParams {
+        depth: Some(req.depth.unwrap_or(8).clamp(1, limits.max_depth)),
+        move_time: Some(limits.move_time),
+        ..GoParams::default()
+    };
+    let control = SearchControl::new();
+    let result = engine.think(&go, &control, &mut |event| {
+        if let EngineEvent::Note(n) = event {
+            notes.push(n);
+        }
+    });
+    let mut p = pos;
+    let mut pv = Vec::new();
+    for &m in &result.pv {
+        if !p.is_legal(m) {
+            break;
+        }
+        pv.push(p.san(m));
+        p.play(m);
+    }
+    Ok(MoveResponse {
+        bestmove: result.best.map(|m| m.to_string()),
+        san: result.best.map(|m| pos.san(m)),
+        pv,
+        score: result.score,
+        depth: result.depth,
+        nodes: result.nodes,
+        notes,
+    })
+}
