@@ -6,7 +6,7 @@
 //! depth before every instruction, so every operand-stack slot has a fixed
 //! place in the frame. [`Interpreter::new`] therefore translates verified CVM
 //! code, once, into a private *register form*: each reachable CVM
-//! instruction becomes at most one [`Op`] whose operands are frame-relative
+//! instruction becomes at most one `Op` whose operands are frame-relative
 //! register numbers (frame slots first, then the operand-stack slots), jump
 //! targets are indices into the translated code, and no stack pointer exists
 //! at run time. A call does not copy its arguments: the callee's frame starts

@@ -1,6 +1,6 @@
 //! The CVM instruction set, defined once.
 //!
-//! Every opcode appears exactly once, in the [`isa_table!`] invocation at the
+//! Every opcode appears exactly once, in the `isa_table!` invocation at the
 //! bottom of this file: its name, its opcode word, the kinds of its operand
 //! words and what it does with the storage each names ([`Access`]), its
 //! effect on the operand stack, how control leaves it, the runtime errors it
