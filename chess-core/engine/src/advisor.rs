@@ -32,7 +32,7 @@ use std::str::FromStr;
 /// returning centipawns from White's point of view (Che++ has no function for the side to move).
 pub const HOOK_NAME: &str = "Evaluate";
 
-/// Fuel (calls, backward jumps and the intrinsics' work) for one run of `main()` at the root when
+/// Fuel (calls and backward jumps by the code they pay for, output, and the intrinsics' work) for one run of `main()` at the root when
 /// the search has no deadline (`go depth`, `go infinite`, `go nodes`).
 pub const ROOT_FUEL: u64 = 50_000_000;
 /// Fuel for one call of the leaf hook when the search has no deadline.

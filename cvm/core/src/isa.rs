@@ -400,7 +400,7 @@ pub enum Raises {
     ListBounds,
     /// The call-depth limit was reached.
     Depth,
-    /// The fuel ran out (charged at calls, taken backward jumps and
+    /// The fuel ran out (charged at calls, taken backward jumps, output and
     /// intrinsic calls).
     Fuel,
     /// The intrinsic reported an error (see its documentation).

@@ -288,15 +288,16 @@ fn threading_keeps_behaviour_under_every_fuel_limit() {
     }
 }
 
+/// An outcome without the fuel used: result, output, globals, heap.
+type Behaviour<'a> = (
+    &'a Result<Option<i32>, String>,
+    &'a [cvm::OutputLine],
+    &'a [i32],
+    &'a [i32],
+);
+
 /// An outcome without the fuel used.
-fn without_fuel(
-    o: &Outcome,
-) -> (
-    &Result<Option<i32>, String>,
-    &[cvm::OutputLine],
-    &[i32],
-    &[i32],
-) {
+fn without_fuel(o: &Outcome) -> Behaviour<'_> {
     (&o.0, &o.1, &o.2, &o.3)
 }
 
