@@ -474,15 +474,10 @@ impl cvm::interp::Profiler for StepCount<'_> {
     }
 }
 
-/// Fuel bounds time (`docs/cvm.md`, "Fuel"): runs the scenario on a fresh
-/// interpreter, counting the instructions each call executes, and checks
-/// that a call that spent `F` units executed fewer than `K × F`
-/// instructions, `K` = [`cvm::fuel::INSTRUCTIONS_PER_UNIT`].
-pub fn check_fuel_bound(program: &Program, scenario: &Scenario) -> Result<(), String> {
-    let Some((func, args)) = target(program, scenario) else {
-        return Ok(());
-    };
-    let wide: std::collections::HashSet<u32> = program
+/// The offsets of the `ldl.add.i` instructions with a wide immediate
+/// (which the interpreter runs as two ops).
+fn wide_offsets(program: &Program) -> std::collections::HashSet<u32> {
+    program
         .function_infos()
         .iter()
         .flat_map(|f| &f.instrs)
@@ -491,32 +486,70 @@ pub fn check_fuel_bound(program: &Program, scenario: &Scenario) -> Result<(), St
                 && i16::try_from(i.instr.operands[1] as i32).is_err()
         })
         .map(|i| i.offset)
-        .collect();
+        .collect()
+}
+
+/// Runs one call on `vm`, counting the instructions it executes, and
+/// checks them against the fuel it spent: fewer than `K × F`.
+fn bounded_call(
+    vm: &mut Interpreter<'_>,
+    func: u32,
+    args: &[i32],
+    host: &mut dyn Host,
+    wide: &std::collections::HashSet<u32>,
+) -> Result<(), String> {
+    let mut out = CollectOutput::default();
+    let mut count = StepCount {
+        steps: 0,
+        last: None,
+        wide,
+    };
+    let _ = vm.call_profiled(func, args, host, &mut out, &mut count);
+    let fuel = vm.fuel_used();
+    let bound = fuel.saturating_mul(cvm::fuel::INSTRUCTIONS_PER_UNIT);
+    if count.steps > 0 && count.steps >= bound {
+        return Err(format!(
+            "{} instructions executed for {fuel} fuel (K = {})",
+            count.steps,
+            cvm::fuel::INSTRUCTIONS_PER_UNIT
+        ));
+    }
+    Ok(())
+}
+
+/// Fuel bounds time (`docs/cvm.md`, "Fuel"): runs the scenario on a fresh
+/// interpreter, counting the instructions each call executes, and checks
+/// that a call that spent `F` units executed fewer than `K × F`
+/// instructions, `K` = [`cvm::fuel::INSTRUCTIONS_PER_UNIT`].
+pub fn check_fuel_bound(program: &Program, scenario: &Scenario) -> Result<(), String> {
+    let Some((func, args)) = target(program, scenario) else {
+        return Ok(());
+    };
+    let wide = wide_offsets(program);
     let mut vm = Interpreter::new(program);
     vm.set_limits(scenario.limits);
     for run in 0..scenario.runs.max(1) {
         let mut host = ScenarioHost {
             board: scenario.board,
         };
-        let mut out = CollectOutput::default();
-        let mut count = StepCount {
-            steps: 0,
-            last: None,
-            wide: &wide,
-        };
-        let _ = vm.call_profiled(func, &args, &mut host, &mut out, &mut count);
-        let fuel = vm.fuel_used();
-        let bound = fuel.saturating_mul(cvm::fuel::INSTRUCTIONS_PER_UNIT);
-        if count.steps > 0 && count.steps >= bound {
-            return Err(format!(
-                "run {}: {} instructions executed for {fuel} fuel (K = {})",
-                run + 1,
-                count.steps,
-                cvm::fuel::INSTRUCTIONS_PER_UNIT
-            ));
-        }
+        bounded_call(&mut vm, func, &args, &mut host, &wide)
+            .map_err(|e| format!("run {}: {e}", run + 1))?;
     }
     Ok(())
+}
+
+/// [`check_fuel_bound`] for one call of `func` with `args` under `limits`
+/// on a fresh interpreter, with the embedder's `host`.
+pub fn check_call_fuel_bound(
+    program: &Program,
+    func: u32,
+    args: &[i32],
+    limits: Limits,
+    host: &mut dyn Host,
+) -> Result<(), String> {
+    let mut vm = Interpreter::new(program);
+    vm.set_limits(limits);
+    bounded_call(&mut vm, func, args, host, &wide_offsets(program))
 }
 
 /// Optimizer settings from one byte, as the fuzz targets and the property
