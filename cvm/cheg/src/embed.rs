@@ -9,7 +9,7 @@
 //! `>m`) and one `literal` line per literal in source form.
 
 use crate::ast::{Entry, Literal, PawnDiff, Program, SideMaterial, Tag};
-use chepp::source::{FileId, Span};
+use cvm_frontend::source::{FileId, Span};
 use cvm::Module;
 use std::fmt::Write as _;
 
