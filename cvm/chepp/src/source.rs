@@ -87,4 +87,3 @@ pub fn find_include(
     }
     Err(IncludeError::NotFound { searched })
 }
-
