@@ -27,7 +27,7 @@ use cvm::{
     AdviceTable, Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program,
     RuntimeError, Vm,
 };
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -115,6 +115,11 @@ struct Table {
     slots: Mutex<Vec<Option<Native>>>,
     /// Whether each function was asked to be compiled.
     requested: Vec<AtomicBool>,
+    /// Calls of each function so far, by all instances (approximate when
+    /// instances run on several threads at once: a plain load and store).
+    calls: Vec<AtomicU32>,
+    /// Fuel spent by the embedder's calls of each function, likewise.
+    fuel: Vec<AtomicU64>,
 }
 
 impl Table {
@@ -214,6 +219,8 @@ impl TieredProgram {
                 generation: AtomicU64::new(0),
                 slots: Mutex::new(vec![None; n]),
                 requested: (0..n).map(|_| AtomicBool::new(false)).collect(),
+                calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
+                fuel: (0..n).map(|_| AtomicU64::new(0)).collect(),
             }),
             worker: Mutex::new(None),
         }
@@ -248,8 +255,6 @@ impl TieredProgram {
             state: State {
                 native: vec![None; n],
                 generation: 0,
-                calls: vec![0; n],
-                fuel: vec![0; n],
                 events: 0,
             },
             memory_touched: false,
@@ -307,14 +312,14 @@ impl TieredProgram {
     }
 }
 
-/// An instance's view of the tiers: its copy of the code table and its
-/// counters.
+/// An instance's view of the tiers: its copy of the code table. (The
+/// hotness counters are the program's, shared by its instances, so that
+/// an embedder making a new instance per search still sees its function
+/// get hot.)
 struct State {
     native: Vec<Option<Native>>,
     generation: u64,
-    calls: Vec<u32>,
-    fuel: Vec<u64>,
-    /// Calls so far (for [`TierConfig::switch_at`]).
+    /// Calls of this instance so far (for [`TierConfig::switch_at`]).
     events: u64,
 }
 
@@ -331,9 +336,10 @@ impl State {
                 }
             }
             None => {
-                if let Some(c) = self.calls.get_mut(func as usize) {
-                    *c = c.saturating_add(1);
-                    if *c > tier.config.call_threshold {
+                if let Some(c) = tier.table.calls.get(func as usize) {
+                    let n = c.load(Ordering::Relaxed).saturating_add(1);
+                    c.store(n, Ordering::Relaxed);
+                    if n > tier.config.call_threshold {
                         tier.request(func, false);
                     }
                 }
@@ -347,9 +353,10 @@ impl State {
         if tier.config.switch_at.is_some() {
             return;
         }
-        if let Some(f) = self.fuel.get_mut(func as usize) {
-            *f = f.saturating_add(used);
-            if *f > tier.config.fuel_threshold {
+        if let Some(f) = tier.table.fuel.get(func as usize) {
+            let spent = f.load(Ordering::Relaxed).saturating_add(used);
+            f.store(spent, Ordering::Relaxed);
+            if spent > tier.config.fuel_threshold {
                 tier.request(func, false);
             }
         }

@@ -171,3 +171,33 @@ fn a_changed_folded_list_sends_calls_back_to_the_interpreter() {
     assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
     assert!(vm.ran_compiled(), "reset did not bring native code back");
 }
+
+#[test]
+fn instances_share_hotness_and_code() {
+    // An embedder that makes a new instance per call (as the engine does
+    // per search) still gets its function compiled.
+    let p = program(FIB);
+    let tiered = TieredProgram::new(
+        p,
+        TierConfig {
+            call_threshold: 3,
+            fuel_threshold: u64::MAX,
+            background: false,
+            switch_at: None,
+        },
+    );
+    let main = 1;
+    let mut native = Vec::new();
+    for _ in 0..6 {
+        let mut vm = tiered.instance();
+        let done = vm
+            .call(main, &[], &mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(6765));
+        native.push(vm.ran_compiled());
+    }
+    // fib's calls cross the threshold in the first run; main's four calls
+    // (one per instance) cross it in the fourth.
+    assert_eq!(native, [true, true, true, true, true, true]);
+    assert_eq!(tiered.compiled_functions(), 2);
+}
