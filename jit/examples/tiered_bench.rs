@@ -14,16 +14,26 @@ use jit::Prepared;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Prepares `program` for `backend` and calls `main()` `calls` times.
-fn measure(program: &cvm::Program, backend: Backend, calls: u32) -> Result<Duration, String> {
+/// Prepares `program` for `backend` and calls `main()` `calls` times: the
+/// time (dropping the prepared program included, which waits for a
+/// background compilation in progress) and how many calls ran native code.
+fn measure(
+    program: &cvm::Program,
+    backend: Backend,
+    calls: u32,
+) -> Result<(Duration, u32), String> {
     let started = Instant::now();
     let prepared = Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?;
     let mut vm = prepared.instance();
+    let mut native = 0;
     for _ in 0..calls {
         vm.run_entry(&mut NoHost, &mut NullOutput)
             .map_err(|e| e.to_string())?;
+        native += u32::from(vm.ran_compiled());
     }
-    Ok(started.elapsed())
+    drop(vm);
+    drop(prepared);
+    Ok((started.elapsed(), native))
 }
 
 fn main() {
@@ -46,8 +56,8 @@ fn main() {
         .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
         .map(|(_, a)| a)
         .collect();
-    println!("| program | calls | interp | jit | auto | auto / best |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| program | calls | interp | jit | auto | auto / best | auto calls on native code |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for file in files {
         let path = Path::new(file);
         let program = match common::load(path, true) {
@@ -60,10 +70,16 @@ fn main() {
         for &calls in &counts {
             let mut best = [Duration::MAX; 3];
             let mut failed = None;
+            let mut native = 0;
             for _ in 0..rounds {
                 for (slot, backend) in best.iter_mut().zip(Backend::ALL) {
                     match measure(&program, backend, calls) {
-                        Ok(d) => *slot = (*slot).min(d),
+                        Ok((d, n)) => {
+                            *slot = (*slot).min(d);
+                            if backend == Backend::Auto {
+                                native = n;
+                            }
+                        }
                         Err(e) => failed = Some(format!("{backend}: {e}")),
                     }
                 }
@@ -78,7 +94,7 @@ fn main() {
                 .file_name()
                 .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
             println!(
-                "| {name} | {calls} | {:.0} us | {:.0} us | {:.0} us | {ratio:.2} |",
+                "| {name} | {calls} | {:.0} us | {:.0} us | {:.0} us | {ratio:.2} | {native} |",
                 interp.as_secs_f64() * 1e6,
                 jit.as_secs_f64() * 1e6,
                 auto.as_secs_f64() * 1e6

@@ -199,9 +199,12 @@ impl Drop for TieredProgram {
             Err(poisoned) => poisoned.into_inner().take(),
         };
         if let Some(Worker { requests, thread }) = worker {
-            // Closing the channel ends the thread after its current job.
+            // Closing the channel ends the thread after its current job;
+            // it is not waited for (the embedder should not pay for a
+            // compilation nobody will use), and what it compiles is freed
+            // with the table, which it holds alive until then.
             drop(requests);
-            let _ = thread.join();
+            drop(thread);
         }
     }
 }
