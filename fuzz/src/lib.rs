@@ -108,7 +108,10 @@ pub fn che_program(bytes: &[u8]) -> (String, Program) {
 /// Interpreter against JIT, exactly.
 pub fn check_backends(program: &Program, scenario: &Scenario) -> Result<(), String> {
     let backends = Backend::ALL;
-    oracle::check_backends(program, scenario, &backends)
+    oracle::check_backends(program, scenario, &backends)?;
+    // The tiered backend with the switch to native code forced at each of
+    // the first calls.
+    oracle::check_switch_points(program, scenario, 16).map(|_| ())
 }
 
 /// The optimized program on both backends against the original on the

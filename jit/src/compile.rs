@@ -186,7 +186,9 @@ pub struct FunctionListing {
 pub struct JitProgram {
     pub(crate) program: Program,
     module: Option<JITModule>,
-    pub(crate) functions: Vec<CompiledFn>,
+    /// The native code of each CVM function; `None` for the functions a
+    /// partial compilation ([`JitProgram::compile_closure`]) left out.
+    pub(crate) functions: Vec<Option<CompiledFn>>,
     pub(crate) facts: ListFacts,
     pub(crate) depth_bounds: Vec<Option<u32>>,
     /// The largest native frame of any compiled function, in bytes.
@@ -376,7 +378,27 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
 impl JitProgram {
     /// Compiles every function of a verified program.
     pub fn compile(program: &Program) -> Result<JitProgram, JitError> {
-        JitProgram::build(program, None)
+        JitProgram::build(program, None, None)
+    }
+
+    /// Compiles only the functions in `roots` and every function they call,
+    /// directly or not (their *closure* in the call graph), so that
+    /// compiled code never calls a function that has no native code. The
+    /// tiered backend compiles a hot function this way
+    /// (`docs/jit.md`, "The tiered backend"). Indices out of range are
+    /// ignored. The statistics count the compiled functions only, except
+    /// the splice figures, which are the whole program's plan.
+    pub fn compile_closure(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        let included = call_closure(program, roots);
+        JitProgram::build(program, None, Some(&included))
+    }
+
+    /// Whether function `func` has native code in this compilation (every
+    /// function does after [`JitProgram::compile`]).
+    pub fn has_function(&self, func: u32) -> bool {
+        self.functions
+            .get(func as usize)
+            .is_some_and(Option::is_some)
     }
 
     /// Compiles a program like [`JitProgram::compile`] and returns, with
@@ -386,32 +408,39 @@ impl JitProgram {
         program: &Program,
     ) -> Result<(JitProgram, Vec<FunctionListing>), JitError> {
         let mut listing = Vec::new();
-        let jit = JitProgram::build(program, Some(&mut listing))?;
+        let jit = JitProgram::build(program, Some(&mut listing), None)?;
         Ok((jit, listing))
     }
 
     /// Compiles `program` in four phases: the analysis (no Cranelift),
     /// the declaration of every function, the definition (lowering and
-    /// compiling) of each, and the trampolines and linking.
+    /// compiling) of each, and the trampolines and linking. `included`
+    /// limits the compilation to the marked functions (closed under calls).
     fn build(
         program: &Program,
         mut listing: Option<&mut Vec<FunctionListing>>,
+        included: Option<&[bool]>,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
+        let n = program.module().functions.len();
+        let all = vec![true; n];
+        let included = included.unwrap_or(&all);
         let facts = Facts::of(program);
-        let mut code = Code::declare(program)?;
-        for index in 0..program.module().functions.len() {
+        let mut code = Code::declare(program, included)?;
+        for index in (0..n).filter(|&i| included[i]) {
             code.define(program, &facts, index, listing.as_deref_mut())?;
         }
         let native_intrinsics = code.native_intrinsics;
         let max_frame = code.frames.iter().copied().max().unwrap_or(FRAME_SETUP);
         let (module, functions, code_bytes) = code.finalize(program)?;
         let stats = CompileStats {
-            functions: program.module().functions.len(),
+            functions: included.iter().filter(|&&i| i).count(),
             instructions: program
                 .function_infos()
                 .iter()
-                .map(|i| i.instrs.len())
+                .zip(included)
+                .filter(|(_, &i)| i)
+                .map(|(i, _)| i.instrs.len())
                 .sum(),
             native_intrinsics,
             spliced_calls: facts.splices.calls,
@@ -421,7 +450,9 @@ impl JitProgram {
                 .module()
                 .functions
                 .iter()
-                .map(|f| f.arity() as usize)
+                .zip(included)
+                .filter(|(_, &i)| i)
+                .map(|(f, _)| f.arity() as usize)
                 .sum(),
             code_bytes,
             duration: started.elapsed(),
@@ -503,8 +534,8 @@ struct Code {
     ctx: cranelift_codegen::Context,
     fctx: FunctionBuilderContext,
     shims: ShimIds,
-    /// The Cranelift function of each CVM function.
-    ids: Vec<FuncId>,
+    /// The Cranelift function of each CVM function (`None`: not compiled).
+    ids: Vec<Option<FuncId>>,
     /// Each compiled function's native frame, in bytes.
     frames: Vec<u64>,
     code_bytes: usize,
@@ -514,16 +545,20 @@ struct Code {
 impl Code {
     /// Phase 2: a module with the shims and one Cranelift function per CVM
     /// function, so calls between them (recursion included) are direct.
-    fn declare(program: &Program) -> Result<Code, JitError> {
+    fn declare(program: &Program, included: &[bool]) -> Result<Code, JitError> {
         let mut module = new_module()?;
         let shims = declare_shims(&mut module)?;
         let mut ids = Vec::with_capacity(program.module().functions.len());
-        for (i, f) in program.module().functions.iter().enumerate() {
+        for ((i, f), &inc) in program.module().functions.iter().enumerate().zip(included) {
+            if !inc {
+                ids.push(None);
+                continue;
+            }
             let sig = cvm_signature(module.make_signature(), f.arity());
             let id = module
                 .declare_function(&format!("cvm_{i}"), Linkage::Local, &sig)
                 .map_err(link_error)?;
-            ids.push(id);
+            ids.push(Some(id));
         }
         Ok(Code {
             ctx: module.make_context(),
@@ -554,19 +589,21 @@ impl Code {
             name: f.name.clone(),
             message,
         };
+        let missing = |c: u32| fail(format!("callee {c} is not part of the compilation"));
+        let own = self.ids[index].ok_or_else(|| missing(index as u32))?;
         let ctx = &mut self.ctx;
         let module = &mut self.module;
         ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
-        ctx.func.name = UserFuncName::user(0, self.ids[index].as_u32());
+        ctx.func.name = UserFuncName::user(0, own.as_u32());
         let callees: HashMap<u32, _> = facts
             .splices
             .native_callees(program, index)
             .into_iter()
             .map(|c| {
-                let id = self.ids[c as usize];
-                (c, module.declare_func_in_func(id, &mut ctx.func))
+                let id = self.ids[c as usize].ok_or_else(|| missing(c))?;
+                Ok((c, module.declare_func_in_func(id, &mut ctx.func)))
             })
-            .collect();
+            .collect::<Result<_, JitError>>()?;
         let mut shim = |id| module.declare_func_in_func(id, &mut ctx.func);
         let env = Env {
             module: cvm_module,
@@ -589,7 +626,7 @@ impl Code {
         builder.finalize(module.target_config());
         ctx.set_disasm(listing.is_some());
         module
-            .define_function(self.ids[index], ctx)
+            .define_function(own, ctx)
             .map_err(|e| fail(format!("{e:?}")))?;
         let compiled = ctx
             .compiled_code()
@@ -619,27 +656,60 @@ impl Code {
     fn finalize(
         mut self,
         program: &Program,
-    ) -> Result<(JITModule, Vec<CompiledFn>, usize), JitError> {
+    ) -> Result<(JITModule, Vec<Option<CompiledFn>>, usize), JitError> {
         let functions = &program.module().functions;
-        let arities: BTreeSet<u32> = functions.iter().map(|f| f.arity()).collect();
+        let arities: BTreeSet<u32> = functions
+            .iter()
+            .zip(&self.ids)
+            .filter(|(_, id)| id.is_some())
+            .map(|(f, _)| f.arity())
+            .collect();
         let entries = trampolines(&arities)?;
         self.module.finalize_definitions().map_err(link_error)?;
         let compiled = functions
             .iter()
             .zip(&self.ids)
             .map(|(f, &id)| {
+                let Some(id) = id else { return Ok(None) };
                 let entry = entries
                     .get(&f.arity())
                     .copied()
                     .ok_or_else(|| link_error(format!("no entry for arity {}", f.arity())))?;
-                Ok(CompiledFn {
+                Ok(Some(CompiledFn {
                     code: self.module.get_finalized_function(id),
                     entry,
-                })
+                }))
             })
             .collect::<Result<_, JitError>>()?;
         Ok((self.module, compiled, self.code_bytes))
     }
+}
+
+/// The functions reachable by calls from `roots`, `roots` included: marks
+/// indexed by function. Unreachable instructions (no verified stack depth)
+/// call nothing.
+pub(crate) fn call_closure(program: &Program, roots: &[u32]) -> Vec<bool> {
+    let infos = program.function_infos();
+    let mut included = vec![false; infos.len()];
+    let mut work: Vec<u32> = roots
+        .iter()
+        .copied()
+        .filter(|&r| (r as usize) < infos.len())
+        .collect();
+    while let Some(f) = work.pop() {
+        if std::mem::replace(&mut included[f as usize], true) {
+            continue;
+        }
+        for i in &infos[f as usize].instrs {
+            if i.depth.is_some() && i.instr.opcode == cvm::isa::Opcode::Call {
+                let callee = i.instr.operands[0];
+                if (callee as usize) < infos.len() && !included[callee as usize] {
+                    work.push(callee);
+                }
+            }
+        }
+    }
+    included
 }
 
 /// Defines the entry trampoline for functions of `arity` parameters:

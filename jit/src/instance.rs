@@ -12,12 +12,13 @@
 //! with identical semantics run that call on the interpreter instead (see
 //! [`JitInstance::call`]); the result is the same either way.
 
-use crate::compile::JitProgram;
+use crate::compile::{CompiledFn, JitProgram};
 use crate::context::{Context, STATUS_HALT};
 use crate::stack;
+use cvm::dispatch::Handled;
 use cvm::interp::check_call_args;
 use cvm::{
-    Backend, Completion, Host, Interpreter, Limits, Memory, Module, Output, Program, RuntimeError,
+    Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError,
     TrapKind, Vm,
 };
 use cvm_chess::advice_table::AdviceTable;
@@ -317,9 +318,10 @@ impl<'j> JitInstance<'j> {
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
         let jit = self.jit;
+        let Some(compiled) = jit.functions[func as usize] else {
+            return self.call_interpreted(func, args, host, output);
+        };
         self.ran_compiled = true;
-        let module = jit.program.module();
-        let compiled = jit.functions[func as usize];
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
         // cannot be paid), as on the interpreter.
@@ -327,11 +329,95 @@ impl<'j> JitInstance<'j> {
         let left = cvm::fuel::charge_entry(&jit.program, func, limit)?;
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);
-        let memory: *mut Memory = &mut self.memory;
-        // SAFETY: `memory` comes from an exclusive borrow of `self.memory`
-        // that lasts until this function returns; the vectors are not
-        // resized while compiled code runs (nothing can reach them but
-        // compiled code and the shims, which only write elements).
+        let run = Run {
+            jit,
+            compiled,
+            func,
+            args,
+            fuel,
+            depth_left: max_depth,
+            max_depth,
+        };
+        let (handled, loops) = run.enter(&mut self.memory, &mut self.advice, host, output);
+        self.loop_entries = loops;
+        let result = match handled {
+            Handled::Returned { value, fuel_left } => {
+                self.fuel_used = fuel as u64 - fuel_left;
+                Ok(Completion::Returned(value))
+            }
+            other => self.stopped(other, fuel),
+        };
+        self.fuel_used += entry_fuel;
+        result
+    }
+
+    /// The outcome of a compiled run that did not return normally: a halt
+    /// or a runtime error.
+    #[cold]
+    #[inline(never)]
+    fn stopped(&mut self, handled: Handled, fuel: i64) -> Result<Completion, RuntimeError> {
+        let module = self.jit.program.module();
+        match handled {
+            Handled::Returned { value, fuel_left } => {
+                self.fuel_used = fuel as u64 - fuel_left;
+                Ok(Completion::Returned(value))
+            }
+            Handled::Halted { fuel_left } => {
+                self.fuel_used = fuel as u64 - fuel_left;
+                Ok(Completion::Halted)
+            }
+            Handled::Trapped {
+                kind,
+                offset,
+                fuel_left,
+            } => {
+                self.fuel_used = fuel as u64 - fuel_left;
+                Err(RuntimeError::new(kind, offset, module))
+            }
+        }
+    }
+}
+
+/// One entry into compiled code: the callee, its arguments and the limits
+/// it runs under. Used by [`JitInstance`] for the embedder's calls and by
+/// the tiered backend for calls the interpreter hands over.
+pub(crate) struct Run<'a> {
+    /// The compilation holding the callee.
+    pub jit: &'a JitProgram,
+    /// The callee's code and entry trampoline (from `jit`).
+    pub compiled: CompiledFn,
+    /// The callee.
+    pub func: u32,
+    /// Arguments, checked against the callee's parameters.
+    pub args: &'a [i32],
+    /// Fuel for the run, non-negative.
+    pub fuel: i64,
+    /// Frames the run may open, the callee's included (at least 1).
+    pub depth_left: u32,
+    /// The depth limit a depth error reports.
+    pub max_depth: u32,
+}
+
+impl Run<'_> {
+    /// Runs compiled code on `memory` and `advice`; the native stack must
+    /// hold `depth_left` frames (see [`crate::stack`]). Returns how the run
+    /// ended (fuel left counted from `self.fuel`) and the counted-loop
+    /// entries; a panic in embedder code is resumed here, after compiled
+    /// code has returned.
+    #[inline(always)]
+    pub(crate) fn enter(
+        self,
+        memory: &mut Memory,
+        advice: &mut AdviceTable,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> (Handled, LoopEntries) {
+        let module = self.jit.program.module();
+        let memory: *mut Memory = memory;
+        // SAFETY: `memory` comes from an exclusive borrow that lasts until
+        // this function returns; the vectors are not resized while
+        // compiled code runs (nothing can reach them but compiled code and
+        // the shims, which only write elements).
         let (globals, heap, lists) = unsafe {
             (
                 (*memory).globals.as_mut_ptr(),
@@ -357,7 +443,7 @@ impl<'j> JitInstance<'j> {
             loops_fast: 0,
             loops_checked: 0,
             memory,
-            advice: &mut *self.advice,
+            advice,
             host,
             output,
             texts: &module.texts,
@@ -366,55 +452,51 @@ impl<'j> JitInstance<'j> {
         };
         // SAFETY: `compiled.entry` is the finalized trampoline for the
         // callee's arity and `compiled.code` the finalized callee, both
-        // alive while `jit` is borrowed. The arguments were checked against
-        // the callee's parameters (`args.len()` is its arity, list
-        // arguments are valid list indices). The context outlives the call
-        // and the native stack can hold `max_depth` frames (see `call`).
+        // alive while `self.jit` is borrowed. The arguments were checked
+        // against the callee's parameters (`args.len()` is its arity, list
+        // arguments are valid list indices, by the embedder's check or the
+        // verifier). The context outlives the call, and the native stack
+        // can hold `depth_left` frames (the caller's duty).
         let status = unsafe {
-            let entry: Entry = std::mem::transmute::<*const u8, Entry>(compiled.entry);
+            let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.compiled.entry);
             entry(
                 (&mut ctx as *mut Context<'_>).cast::<c_void>(),
-                compiled.code,
-                fuel,
-                max_depth,
-                args.as_ptr(),
+                self.compiled.code,
+                self.fuel,
+                self.depth_left,
+                self.args.as_ptr(),
             )
         };
-        self.loop_entries = LoopEntries {
+        let loops = LoopEntries {
             fast: ctx.loops_fast,
             checked: ctx.loops_checked,
         };
         if status >= 0 && ctx.panic.is_none() {
-            self.fuel_used = entry_fuel + fuel.saturating_sub(status) as u64;
-            let returns = module.functions[func as usize].returns_value;
-            return Ok(Completion::Returned(returns.then_some(ctx.result)));
+            let returns = module.functions[self.func as usize].returns_value;
+            let value = returns.then_some(ctx.result);
+            let fuel_left = status as u64;
+            return (Handled::Returned { value, fuel_left }, loops);
         }
-        let result = self.stopped(ctx, status, fuel, max_depth, module);
-        self.fuel_used += entry_fuel;
-        result
+        (self.stopped(ctx, status), loops)
     }
 
-    /// The outcome of a compiled run that did not return normally: a halt,
-    /// a runtime error, or a panic in embedder code to resume.
+    /// How a compiled run that did not return normally ended: a halt or a
+    /// runtime error; a panic in embedder code is resumed.
     #[cold]
     #[inline(never)]
-    fn stopped(
-        &mut self,
-        mut ctx: Context<'_>,
-        status: i64,
-        fuel: i64,
-        max_depth: u32,
-        module: &Module,
-    ) -> Result<Completion, RuntimeError> {
+    fn stopped(&self, mut ctx: Context<'_>, status: i64) -> Handled {
         if let Some(panic) = ctx.panic.take() {
             resume_unwind(panic);
         }
-        self.fuel_used = fuel.saturating_sub(ctx.fuel_left) as u64;
+        let fuel_left = ctx.fuel_left.clamp(0, self.fuel) as u64;
         if status == STATUS_HALT {
-            Ok(Completion::Halted)
+            Handled::Halted { fuel_left }
         } else {
-            let kind = ctx.trap_kind(max_depth);
-            Err(RuntimeError::new(kind, ctx.trap_offset, module))
+            Handled::Trapped {
+                kind: ctx.trap_kind(self.max_depth),
+                offset: ctx.trap_offset,
+                fuel_left,
+            }
         }
     }
 }

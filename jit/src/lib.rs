@@ -15,6 +15,7 @@
 //! | `shims` | the Rust functions compiled code calls |
 //! | `stack` | native stack for deep recursion |
 //! | [`instance`] | running compiled code ([`JitInstance`]) |
+//! | [`tiered`] | the tiered backend: interpret first, compile what is hot ([`TieredProgram`]) |
 //! | [`prepared`] | a program ready for the backend of the user's choice ([`Prepared`]) |
 //!
 //! ```
@@ -46,9 +47,11 @@ mod patterns;
 pub mod prepared;
 mod shims;
 mod stack;
+pub mod tiered;
 
 pub use compile::{bounds, CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;
 pub use instance::{JitInstance, LoopEntries};
 pub use prepared::Prepared;
+pub use tiered::{TierConfig, TieredInstance, TieredProgram};

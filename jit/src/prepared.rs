@@ -4,10 +4,13 @@
 //! `--backend`, the engine's `CheBackend` option, the test oracles) do it
 //! through [`Prepared`]: give it a verified program and a [`Backend`], and
 //! ask it for instances. The interpreter needs no preparation; the JIT
-//! compiles the program once here, and every instance shares the code.
+//! compiles the program once here, and every instance shares the code; the
+//! tiered backend ([`Backend::Auto`]) starts on the interpreter and compiles
+//! hot functions later, sharing them likewise.
 
 use crate::compile::JitProgram;
 use crate::error::JitError;
+use crate::tiered::{TierConfig, TieredProgram};
 use cvm::{Backend, Interpreter, Program, Vm};
 
 /// A verified program, ready to run on one backend.
@@ -40,6 +43,7 @@ pub struct Prepared {
 enum Inner {
     Interp(Program),
     Jit(Box<JitProgram>),
+    Auto(Box<TieredProgram>),
 }
 
 impl std::fmt::Debug for Prepared {
@@ -57,8 +61,19 @@ impl Prepared {
         let inner = match backend {
             Backend::Interp => Inner::Interp(program),
             Backend::Jit => Inner::Jit(Box::new(JitProgram::compile(&program)?)),
+            Backend::Auto => {
+                Inner::Auto(Box::new(TieredProgram::new(program, TierConfig::DEFAULT)))
+            }
         };
         Ok(Prepared { inner })
+    }
+
+    /// Prepares `program` for the tiered backend ([`Backend::Auto`]) with
+    /// thresholds of the caller's choice.
+    pub fn tiered(program: Program, config: TierConfig) -> Prepared {
+        Prepared {
+            inner: Inner::Auto(Box::new(TieredProgram::new(program, config))),
+        }
     }
 
     /// The backend the program was prepared for.
@@ -66,6 +81,7 @@ impl Prepared {
         match self.inner {
             Inner::Interp(_) => Backend::Interp,
             Inner::Jit(_) => Backend::Jit,
+            Inner::Auto(_) => Backend::Auto,
         }
     }
 
@@ -74,6 +90,7 @@ impl Prepared {
         match &self.inner {
             Inner::Interp(p) => p,
             Inner::Jit(j) => j.program(),
+            Inner::Auto(t) => t.program(),
         }
     }
 
@@ -81,8 +98,17 @@ impl Prepared {
     /// compilation statistics).
     pub fn jit(&self) -> Option<&JitProgram> {
         match &self.inner {
-            Inner::Interp(_) => None,
+            Inner::Interp(_) | Inner::Auto(_) => None,
             Inner::Jit(j) => Some(j),
+        }
+    }
+
+    /// The tiered program, when prepared for [`Backend::Auto`] (to see what
+    /// it compiled).
+    pub fn tiered_program(&self) -> Option<&TieredProgram> {
+        match &self.inner {
+            Inner::Auto(t) => Some(t),
+            _ => None,
         }
     }
 
@@ -92,6 +118,7 @@ impl Prepared {
         match &self.inner {
             Inner::Interp(p) => Box::new(Interpreter::new(p)),
             Inner::Jit(j) => Box::new(j.instance()),
+            Inner::Auto(t) => Box::new(t.instance()),
         }
     }
 }

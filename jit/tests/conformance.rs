@@ -58,3 +58,27 @@ fn conformance_cases_pass_on_the_interpreter_too() {
     let failures = run_all(Backend::Interp);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn conformance_cases_pass_on_the_tiered_backend() {
+    let failures = run_all(Backend::Auto);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn conformance_cases_pass_with_a_switch_to_native_code_at_every_call() {
+    let mut failures = Vec::new();
+    let mut tried = 0;
+    for path in case_files() {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        match Case::parse(&name, &text).and_then(|case| case.check_switch_points()) {
+            Ok(n) => tried += n,
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The cases make calls: switch points were reached (a harness that
+    // never switched would pass vacuously).
+    assert!(tried > 20, "only {tried} switch points reached");
+}

@@ -7,6 +7,7 @@
 
 use cvm::Vm;
 use cvm::{CollectOutput, Completion, Interpreter, Limits, NoHost, Program, RuntimeError};
+use cvm_testkit::oracle::{check_switch_points, Scenario};
 use cvm_testkit::programs::generate;
 use jit::JitProgram;
 use proptest::prelude::*;
@@ -137,8 +138,36 @@ fn check_optimized(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseEr
     Ok(())
 }
 
+/// The tiered backend with the switch to native code forced at every call
+/// (up to 40) against the interpreter, two runs on one instance.
+fn check_switches(bytes: &[u8], fuel: u64, depth: u32) -> Result<u64, TestCaseError> {
+    let program = Program::new(generate(bytes)).expect("generated modules verify");
+    let scenario = Scenario {
+        runs: 2,
+        ..Scenario::new(Limits {
+            fuel: Some(fuel),
+            max_depth: depth,
+        })
+    };
+    check_switch_points(&program, &scenario, 40).map_err(|e| {
+        TestCaseError::fail(format!(
+            "{e}\nprogram:\n{}",
+            cvm::asm::disassemble(program.module())
+        ))
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_programs_agree_at_every_switch_point(
+        bytes in proptest::collection::vec(any::<u8>(), 0..1500),
+        fuel in 0u64..5000,
+        depth in 1u32..40,
+    ) {
+        check_switches(&bytes, fuel, depth)?;
+    }
 
     #[test]
     fn optimized_programs_agree_across_backends(
@@ -186,4 +215,29 @@ fn many_seeds_agree() {
             panic!("seed length {len}: {e}");
         }
     }
+}
+
+#[test]
+fn many_seeds_agree_at_every_switch_point() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut reached = 0;
+    for len in 0..120usize {
+        let bytes: Vec<u8> = (0..len * 7)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed as u8
+            })
+            .collect();
+        let fuel = (seed % 20_000) + 1;
+        let depth = (seed % 50) as u32 + 1;
+        match check_switches(&bytes, fuel, depth) {
+            Ok(n) => reached += n,
+            Err(e) => panic!("seed length {len}: {e}"),
+        }
+    }
+    // Generated programs call and recurse: most switch points are reached
+    // inside a run, not only at the embedder's calls.
+    assert!(reached > 500, "only {reached} switch points reached");
 }

@@ -1,8 +1,9 @@
 //! The project's main job in one call: compile the bundled Che++ advice
-//! program, run its `main()` on a position with both backends, and show
+//! program, run its `main()` on a position with every backend (interp, jit,
+//! auto), and show
 //! what it wrote and advised, side by side (`che demo`).
 //!
-//! The two backends must agree exactly; [`Demo::agree`] says whether they
+//! The backends must agree exactly; [`Demo::agree`] says whether they
 //! did, and the report prints the advice once when they do, with the time
 //! each backend took to prepare (translate or compile) and to run.
 
@@ -129,8 +130,8 @@ fn count_instructions(program: &Program) -> usize {
         .sum()
 }
 
-/// Compiles the bundled example program and runs it on `fen` with both
-/// backends.
+/// Compiles the bundled example program and runs it on `fen` with every
+/// backend.
 pub fn run(fen: &str) -> Result<Demo, DemoError> {
     let position = Position::from_fen(fen)?;
     let loader = chepp::examples::loader();

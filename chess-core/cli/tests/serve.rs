@@ -70,7 +70,7 @@ fn page_run_diagnostics_and_engine() {
     let (status, _) = request(addr, "GET", "/nothing-here", b"");
     assert_eq!(status, 404);
 
-    // A program on both backends: the same output and advice, with timings and a listing.
+    // A program on every backend: the same output and advice, with timings and a listing.
     let source = "procedure main()\nbegin\n  SetMvs(w, 40, e2e4);\n  SetSqrs(wN, 30, f3);\n  write 6 * 7;\nend;\n";
     let (status, r) = post_json(
         addr,
@@ -80,9 +80,11 @@ fn page_run_diagnostics_and_engine() {
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["compiled"], true);
     let runs = r["runs"].as_array().expect("runs");
-    assert_eq!(runs.len(), 2);
+    // "both" means every backend: interp, jit and the tiered auto.
+    assert_eq!(runs.len(), 3);
     assert_eq!(runs[0]["backend"], "interp");
     assert_eq!(runs[1]["backend"], "jit");
+    assert_eq!(runs[2]["backend"], "auto");
     for run in runs {
         assert_eq!(run["output"], serde_json::json!(["42 0x0000002A"]), "{run}");
         assert_eq!(run["advice"]["move_bonus"]["w"]["e2e4"], 40);

@@ -493,13 +493,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bundled_programs_load_on_both_backends() {
+    fn bundled_programs_load_on_every_backend() {
         let mut shanny = Advisor::load(&ProgramSource::Shanny).unwrap();
         assert!(!shanny.has_hook());
         let mut with_hook = Advisor::load(&ProgramSource::ShannyEval).unwrap();
         assert!(with_hook.has_hook());
         let pos = Position::startpos();
-        for backend in [Backend::Interp, Backend::Jit] {
+        for backend in Backend::ALL {
             let mut host = AdviceHost::new(&pos);
             let mut s = shanny.session(backend, &mut host).unwrap();
             s.run_root(&pos).unwrap();

@@ -95,10 +95,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "CheBackend",
         kind: OptionKind::Combo {
-            default: "interp",
-            values: &["interp", "jit"],
+            default: "auto",
+            values: &["interp", "jit", "auto"],
         },
-        help: "the VM that runs the advice program",
+        help: "the VM that runs the advice program (auto: interpret, compile what is hot)",
     },
     OptionSpec {
         name: "AdviceMode",
@@ -226,7 +226,7 @@ impl Default for EngineOptions {
             hash_mb: 16,
             move_overhead_ms: 20,
             program: ProgramSource::Shanny,
-            backend: Backend::Interp,
+            backend: Backend::Auto,
             advice_mode: AdviceMode::Root,
             verbose: false,
             own_book: false,
@@ -429,7 +429,7 @@ mod tests {
         assert!(o.set("CheBackend", "llvm").is_err());
         assert_eq!(
             Declaration(find("CheBackend").unwrap()).to_string(),
-            "option name CheBackend type combo default interp var interp var jit"
+            "option name CheBackend type combo default auto var interp var jit var auto"
         );
     }
 }

@@ -23,6 +23,7 @@
 //! Runtime errors carry the CVM code offset of the failing instruction,
 //! found through a side table, so the translation is invisible to users.
 
+use crate::dispatch::{CallHook, CallSite, Handled};
 use crate::intrinsics::{Ctx, INTRINSICS};
 use crate::isa::{Opcode, Rel};
 use crate::module::Module;
@@ -379,8 +380,29 @@ pub trait Profiler {
 /// The dispatch loop's hook: compiled away for ordinary runs.
 trait Hook {
     const ENABLED: bool;
+    /// Whether `call` instructions are offered to [`Hook::call`].
+    const CALLS: bool = false;
     fn step(&mut self, offset: u32);
+    fn call(&mut self, _site: CallSite<'_>) -> Option<Handled> {
+        None
+    }
 }
+
+/// The hook of dispatched runs ([`Interpreter::call_dispatched`]).
+struct Dispatched<'a>(&'a mut dyn CallHook);
+
+impl Hook for Dispatched<'_> {
+    const ENABLED: bool = false;
+    const CALLS: bool = true;
+    fn step(&mut self, _: u32) {}
+    fn call(&mut self, site: CallSite<'_>) -> Option<Handled> {
+        self.0.call(site)
+    }
+}
+
+/// The op index [`Interpreter::execute`] reports for an error a
+/// [`CallHook`] returned; its code offset is in `native_offset`.
+const HOOK_TRAP: usize = usize::MAX;
 
 /// The hook of ordinary runs: reports nothing.
 struct NoProfile;
@@ -453,6 +475,8 @@ pub struct Interpreter<'p> {
     frames: Vec<Frame>,
     limits: Limits,
     fuel_used: u64,
+    /// The code offset of the last error a [`CallHook`] reported.
+    hook_offset: u32,
 }
 
 impl<'p> Interpreter<'p> {
@@ -478,6 +502,7 @@ impl<'p> Interpreter<'p> {
             frames: Vec::with_capacity(64),
             limits: Limits::default(),
             fuel_used: 0,
+            hook_offset: 0,
         }
     }
 
@@ -500,6 +525,26 @@ impl<'p> Interpreter<'p> {
         profiler: &mut dyn Profiler,
     ) -> Result<Completion, RuntimeError> {
         self.call_with(func, args, host, output, &mut Profiled(profiler))
+    }
+
+    /// Like [`Interpreter::call`], offering every `call` instruction it
+    /// executes to `hook`, which may run the callee itself
+    /// ([`crate::dispatch`]). The embedder's call itself is not offered.
+    pub fn call_dispatched(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+        hook: &mut dyn CallHook,
+    ) -> Result<Completion, RuntimeError> {
+        self.call_with(func, args, host, output, &mut Dispatched(hook))
+    }
+
+    /// The memory and the advice table at once, mutably (for a backend that
+    /// runs calls on the interpreter's state, [`crate::dispatch`]).
+    pub fn memory_and_advice_mut(&mut self) -> (&mut Memory, &mut AdviceTable) {
+        (&mut self.memory, &mut self.advice)
     }
 
     /// A call with `hook` watching every executed instruction: checks the
@@ -528,7 +573,14 @@ impl<'p> Interpreter<'p> {
         let fuel = crate::fuel::charge_entry(self.program, func, limit)?;
         let result = self.execute(meta.entry as usize, fuel, host, output, hook);
         self.fuel_used += limit - fuel;
-        result.map_err(|(kind, pc)| RuntimeError::new(kind, self.origin[pc], module))
+        result.map_err(|(kind, pc)| {
+            let offset = if pc == HOOK_TRAP {
+                self.hook_offset
+            } else {
+                self.origin[pc]
+            };
+            RuntimeError::new(kind, offset, module)
+        })
     }
 
     /// The dispatch loop. On error returns the kind and the index of the
@@ -559,6 +611,7 @@ impl<'p> Interpreter<'p> {
         // whenever no inlined frame is open.
         let mut room = max_depth;
         let mut fuel = fuel_limit;
+        let mut hook_offset = 0;
 
         let mut pc = start_pc;
         let mut bp: usize = 0;
@@ -935,6 +988,48 @@ impl<'p> Interpreter<'p> {
                     let meta = unsafe { *funcs.get_unchecked(func as usize) };
                     charge!(at, meta.fuel);
                     let new_bp = bp + base as usize;
+                    if P::CALLS {
+                        // SAFETY: the arguments are the caller's registers
+                        // `base..base + arity` (translation invariant), inside
+                        // its frame and so inside `regs`.
+                        let args = unsafe {
+                            std::slice::from_raw_parts(regs_base.add(new_bp), meta.arity as usize)
+                        };
+                        let site = CallSite {
+                            func,
+                            args,
+                            fuel,
+                            depth_left: (room - depth - 1) as u32,
+                            max_depth: max_depth as u32,
+                            memory: &mut *memory,
+                            advice: &mut *advice,
+                            host: &mut *host,
+                            output: &mut *output,
+                        };
+                        match profiler.call(site) {
+                            None => {}
+                            Some(Handled::Returned { value, fuel_left }) => {
+                                fuel = fuel_left.min(fuel);
+                                if let Some(v) = value {
+                                    set!(base, v);
+                                }
+                                continue;
+                            }
+                            Some(Handled::Halted { fuel_left }) => {
+                                fuel = fuel_left.min(fuel);
+                                break 'run Ok(Completion::Halted);
+                            }
+                            Some(Handled::Trapped {
+                                kind,
+                                offset,
+                                fuel_left,
+                            }) => {
+                                fuel = fuel_left.min(fuel);
+                                hook_offset = offset;
+                                break 'run Err((kind, HOOK_TRAP));
+                            }
+                        }
+                    }
                     let need = new_bp + meta.frame as usize;
                     if need > regs_len {
                         regs.resize(need.max(regs_len * 2), 0);
@@ -1029,6 +1124,7 @@ impl<'p> Interpreter<'p> {
             }
         };
         self.fuel_used = fuel_limit - fuel;
+        self.hook_offset = hook_offset;
         result
     }
 }

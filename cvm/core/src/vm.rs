@@ -149,17 +149,23 @@ pub enum Backend {
     /// The Cranelift JIT (the `jit` crate): compiles the program to native
     /// code first, then runs it faster.
     Jit,
+    /// Tiered (the `jit` crate's `TieredProgram`): starts on the
+    /// interpreter and compiles the functions that turn out to be hot,
+    /// on a background thread, switching to their native code at their next
+    /// call.
+    Auto,
 }
 
 impl Backend {
     /// Every backend, in the order the tools list them.
-    pub const ALL: [Backend; 2] = [Backend::Interp, Backend::Jit];
+    pub const ALL: [Backend; 3] = [Backend::Interp, Backend::Jit, Backend::Auto];
 
     /// The name used on command lines and in UCI options.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Interp => "interp",
             Backend::Jit => "jit",
+            Backend::Auto => "auto",
         }
     }
 }
@@ -172,17 +178,18 @@ impl fmt::Display for Backend {
 
 /// An unknown backend name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend `{0}` (expected interp or jit)")]
+#[error("unknown backend `{0}` (expected interp, jit or auto)")]
 pub struct UnknownBackend(pub String);
 
 impl FromStr for Backend {
     type Err = UnknownBackend;
 
-    /// Reads `interp` (or `interpreter`) and `jit`, in any case.
+    /// Reads `interp` (or `interpreter`), `jit` and `auto`, in any case.
     fn from_str(s: &str) -> Result<Backend, UnknownBackend> {
         match s.trim().to_ascii_lowercase().as_str() {
             "interp" | "interpreter" => Ok(Backend::Interp),
             "jit" => Ok(Backend::Jit),
+            "auto" => Ok(Backend::Auto),
             _ => Err(UnknownBackend(s.to_string())),
         }
     }
@@ -199,6 +206,7 @@ mod tests {
             assert_eq!(b.to_string(), b.name());
         }
         assert_eq!("JIT".parse::<Backend>(), Ok(Backend::Jit));
+        assert_eq!("Auto".parse::<Backend>(), Ok(Backend::Auto));
         assert_eq!("Interpreter".parse::<Backend>(), Ok(Backend::Interp));
         assert!("vm".parse::<Backend>().is_err());
     }

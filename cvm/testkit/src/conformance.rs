@@ -122,15 +122,27 @@ pub fn run_with_board(
 ) -> Result<Outcome, String> {
     let prepared = Prepared::new(program.clone(), backend)
         .map_err(|e| format!("{backend} cannot prepare the program: {e}"))?;
+    Ok(run_prepared(&prepared, func, args, limits, board, out))
+}
+
+/// [`run_with_board`] on a prepared program.
+pub fn run_prepared(
+    prepared: &Prepared,
+    func: u32,
+    args: &[i32],
+    limits: Limits,
+    board: Option<BoardView>,
+    out: &mut CollectOutput,
+) -> Outcome {
     let mut vm = prepared.instance();
     vm.set_limits(limits);
     let result = vm.call(func, args, &mut CaseHost(board), out);
-    Ok(Outcome {
+    Outcome {
         result,
         fuel_used: vm.fuel_used(),
         memory: vm.memory().clone(),
         advice: Box::new(vm.advice().clone()),
-    })
+    }
 }
 
 /// The name of a trap kind used in case files.
@@ -233,9 +245,39 @@ impl Case {
     /// Verifies the module and runs the case on `backend`; `Err` says how
     /// the outcome differs from the expectation.
     pub fn check(&self, backend: Backend) -> Result<(), String> {
-        let name = &self.name;
         let program = Program::new(self.module.clone())
-            .map_err(|e| format!("{name}: does not verify: {e}"))?;
+            .map_err(|e| format!("{}: does not verify: {e}", self.name))?;
+        let prepared = Prepared::new(program, backend)
+            .map_err(|e| format!("{}: {backend} cannot prepare the program: {e}", self.name))?;
+        self.check_prepared(&prepared)
+    }
+
+    /// Runs the case on the tiered backend once for every call the
+    /// interpreter makes, forcing the switch to native code at that call
+    /// (`jit::TierConfig::switch_at`): the hand-over from the interpreter
+    /// to compiled code must change nothing. Returns how many switch points
+    /// were tried.
+    pub fn check_switch_points(&self) -> Result<usize, String> {
+        let program = Program::new(self.module.clone())
+            .map_err(|e| format!("{}: does not verify: {e}", self.name))?;
+        for at in 0.. {
+            let prepared = Prepared::tiered(program.clone(), jit::TierConfig::switch_at(at));
+            self.check_prepared(&prepared)
+                .map_err(|e| format!("{e} (switch at call {at})"))?;
+            let reached = prepared
+                .tiered_program()
+                .is_some_and(|t| t.compiled_functions() > 0);
+            if !reached || at >= 256 {
+                return Ok(at as usize);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Runs the case on a prepared program; see [`Case::check`].
+    fn check_prepared(&self, prepared: &Prepared) -> Result<(), String> {
+        let name = &self.name;
+        let program = prepared.program();
         let module = program.module();
         let func = match &self.func {
             Some(f) => module
@@ -247,21 +289,19 @@ impl Case {
                 .ok_or_else(|| format!("{name}: no entry point and no main"))?,
         };
         let mut out = CollectOutput::default();
-        let outcome = run_with_board(
-            backend,
-            &program,
+        let outcome = run_prepared(
+            prepared,
             func,
             &self.args,
             self.limits,
             self.board,
             &mut out,
-        )
-        .map_err(|e| format!("{name}: {e}"))?;
+        );
         let result = outcome.result;
-        if backend == Backend::Interp {
+        if prepared.backend() == Backend::Interp {
             // Every case keeps fuel's bound on the instructions it runs.
             crate::oracle::check_call_fuel_bound(
-                &program,
+                program,
                 func,
                 &self.args,
                 self.limits,

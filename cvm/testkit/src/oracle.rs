@@ -401,6 +401,34 @@ pub fn check_backends(
     Ok(())
 }
 
+/// Runs `program` on the tiered backend (`Backend::Auto`) with the switch
+/// to native code forced at each call in turn (`jit::TierConfig::switch_at`:
+/// call 0 is the embedder's first call, then every interpreted `call`
+/// instruction and every later embedder call of the scenario), for the
+/// first `max_points` calls, and compares every run exactly with the
+/// interpreter. Returns how many switch points were reached.
+pub fn check_switch_points(
+    program: &Program,
+    scenario: &Scenario,
+    max_points: u64,
+) -> Result<u64, String> {
+    let want = run(Backend::Interp, program, scenario)?;
+    for at in 0..max_points {
+        let tiered = jit::TieredProgram::new(program.clone(), jit::TierConfig::switch_at(at));
+        let mut vm = tiered.instance();
+        let got = observe(&mut vm, program, scenario);
+        if let Some(d) = difference(&want, &got, Strictness::Exact) {
+            return Err(format!(
+                "auto with the switch at call {at} disagrees with interp: {d}"
+            ));
+        }
+        if tiered.compiled_functions() == 0 {
+            return Ok(at);
+        }
+    }
+    Ok(max_points)
+}
+
 /// Runs `program` on the first backend and `optimized` on every backend,
 /// and compares each optimized run with the original one (errors by kind
 /// and source position).

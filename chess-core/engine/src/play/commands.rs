@@ -107,7 +107,10 @@ pub const COMMANDS: &[CommandHelp] = &[
         "program FILE|<shanny>|<shanny-eval>",
         "load a Che++ advice program (.che, .cmp, .asm)",
     ),
-    cmd("backend interp|jit", "the VM that runs the advice program"),
+    cmd(
+        "backend interp|jit|auto",
+        "the VM that runs the advice program",
+    ),
     cmd(
         "eval",
         "the static evaluation of the position, term by term",

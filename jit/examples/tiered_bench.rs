@@ -1,0 +1,104 @@
+//! The three backends side by side in one run: for each program given on
+//! the command line (Che++ or assembler, optimized), the wall time to
+//! prepare it and call `main()` `N` times on one instance, for several `N`
+//! (1: the advice program at the root, once per search; 100 and 10,000:
+//! at every node), on interp, jit and auto (default thresholds, background
+//! compilation), best of `--rounds` (default 5) interleaved rounds.
+//!
+//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] FILE...`
+
+mod common;
+
+use cvm::{Backend, NoHost, NullOutput};
+use jit::Prepared;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Prepares `program` for `backend` and calls `main()` `calls` times: the
+/// time (dropping the prepared program included, which waits for a
+/// background compilation in progress) and how many calls ran native code.
+fn measure(
+    program: &cvm::Program,
+    backend: Backend,
+    calls: u32,
+) -> Result<(Duration, u32), String> {
+    let started = Instant::now();
+    let prepared = Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?;
+    let mut vm = prepared.instance();
+    let mut native = 0;
+    for _ in 0..calls {
+        vm.run_entry(&mut NoHost, &mut NullOutput)
+            .map_err(|e| e.to_string())?;
+        native += u32::from(vm.ran_compiled());
+    }
+    drop(vm);
+    drop(prepared);
+    Ok((started.elapsed(), native))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5u32);
+    let counts: Vec<u32> = args
+        .iter()
+        .position(|a| a == "--calls")
+        .and_then(|i| args.get(i + 1))
+        .map(|c| c.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 100, 10_000]);
+    let files: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a)
+        .collect();
+    println!("| program | calls | interp | jit | auto | auto / best | auto calls on native code |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for file in files {
+        let path = Path::new(file);
+        let program = match common::load(path, true) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{file}: {e}");
+                continue;
+            }
+        };
+        for &calls in &counts {
+            let mut best = [Duration::MAX; 3];
+            let mut failed = None;
+            let mut native = 0;
+            for _ in 0..rounds {
+                for (slot, backend) in best.iter_mut().zip(Backend::ALL) {
+                    match measure(&program, backend, calls) {
+                        Ok((d, n)) => {
+                            *slot = (*slot).min(d);
+                            if backend == Backend::Auto {
+                                native = n;
+                            }
+                        }
+                        Err(e) => failed = Some(format!("{backend}: {e}")),
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                eprintln!("{file}: {e}");
+                break;
+            }
+            let [interp, jit, auto] = best;
+            let ratio = auto.as_secs_f64() / interp.min(jit).as_secs_f64();
+            let name = path
+                .file_name()
+                .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+            println!(
+                "| {name} | {calls} | {:.0} us | {:.0} us | {:.0} us | {ratio:.2} | {native} |",
+                interp.as_secs_f64() * 1e6,
+                jit.as_secs_f64() * 1e6,
+                auto.as_secs_f64() * 1e6
+            );
+        }
+    }
+}

@@ -1,0 +1,649 @@
+//! The tiered backend (`Backend::Auto`): interpret first, compile what is
+//! hot.
+//!
+//! A [`TieredProgram`] starts every instance on the interpreter. It counts
+//! the calls of each function (made by the embedder or by interpreted
+//! code) and the fuel the embedder's calls spend; a function that crosses
+//! a threshold ([`TierConfig`]) is compiled, with every function it calls
+//! directly or not ([`JitProgram::compile_closure`]), so native code never
+//! has to call back into the interpreter. Compilation runs on a background
+//! thread by default; the code is swapped in at the function's next call:
+//! the embedder's call then runs native code from the start, and an
+//! interpreted `call` hands the callee to native code through the
+//! interpreter's call-dispatch hook ([`cvm::dispatch`]), with the
+//! interpreter's memory, advice table, host and output, the fuel left and
+//! the depth left, and continues with its value, halt or error. Results,
+//! output, fuel, memory, advice and errors are the same as on both other
+//! backends at every point of the switch (`docs/jit.md`, "The tiered
+//! backend").
+
+use crate::compile::{CompiledFn, JitProgram};
+use crate::instance::Run;
+use crate::stack;
+use cvm::analysis::{list_facts, ListFacts};
+use cvm::dispatch::{CallHook, CallSite, Handled};
+use cvm::interp::check_call_args;
+use cvm::{
+    AdviceTable, Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program,
+    RuntimeError, Vm,
+};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// When the tiered backend compiles a function.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TierConfig {
+    /// Calls of a function (by the embedder or by interpreted code) after
+    /// which it is compiled; 0 compiles at its first call.
+    pub call_threshold: u32,
+    /// Fuel the embedder's calls of a function may spend in all (its loop
+    /// iterations and calls) before it is compiled.
+    pub fuel_threshold: u64,
+    /// Compile on a background thread (the interpreter runs on meanwhile);
+    /// `false` compiles at the call that crosses the threshold, which then
+    /// runs native code.
+    pub background: bool,
+    /// For tests: ignore the thresholds and compile, synchronously, the
+    /// callee of the call with this index (0 is the first call of the
+    /// instance, counting the embedder's calls and interpreted `call`
+    /// instructions), which then runs native code.
+    pub switch_at: Option<u64>,
+}
+
+impl TierConfig {
+    /// The default thresholds (`docs/jit.md`, "The tiered backend"): 1,000
+    /// calls or 100,000 units of fuel, compiled in the background.
+    pub const DEFAULT: TierConfig = TierConfig {
+        call_threshold: 1_000,
+        fuel_threshold: 100_000,
+        background: true,
+        switch_at: None,
+    };
+
+    /// A forced switch point for tests: the call with index `call`
+    /// compiles its callee synchronously and runs it natively.
+    pub fn switch_at(call: u64) -> TierConfig {
+        TierConfig {
+            switch_at: Some(call),
+            background: false,
+            ..TierConfig::DEFAULT
+        }
+    }
+}
+
+impl Default for TierConfig {
+    fn default() -> TierConfig {
+        TierConfig::DEFAULT
+    }
+}
+
+/// A compilation shared between threads.
+struct Shared(JitProgram);
+
+// SAFETY: a `JitProgram` is immutable once built: its `JITModule` is not
+// touched again until `Drop` frees the code (when the last `Arc` goes, so
+// no instance can run it), the function pointers address finalized,
+// read-only machine code, and the rest is plain data. Moving it to another
+// thread or reading it from several is therefore sound; the raw pointers
+// and the module's `RefCell` are what keep the compiler from seeing that.
+unsafe impl Send for Shared {}
+// SAFETY: see `Send`: no method of a finished `JitProgram` mutates through
+// a shared reference.
+unsafe impl Sync for Shared {}
+
+/// Native code for one function: its compilation and its entry.
+#[derive(Clone)]
+struct Native {
+    jit: Arc<Shared>,
+    code: CompiledFn,
+}
+
+// SAFETY: `code` addresses finalized, read-only machine code owned by
+// `jit`, which this value keeps alive; sharing or moving the addresses
+// between threads is as sound as sharing `jit` (see `Shared`).
+unsafe impl Send for Native {}
+// SAFETY: as for `Send`; nothing in a `Native` is mutable.
+unsafe impl Sync for Native {}
+
+/// What the compiler thread and the instances share.
+struct Table {
+    /// Bumped whenever `slots` gains code.
+    generation: AtomicU64,
+    /// The native code of each function, once compiled.
+    slots: Mutex<Vec<Option<Native>>>,
+    /// Whether each function was asked to be compiled.
+    requested: Vec<AtomicBool>,
+    /// Calls of each function so far, by all instances (approximate when
+    /// instances run on several threads at once: a plain load and store).
+    calls: Vec<AtomicU32>,
+    /// Fuel spent by the embedder's calls of each function, likewise.
+    fuel: Vec<AtomicU64>,
+}
+
+impl Table {
+    /// Makes every function `jit` compiled available (keeping code that is
+    /// already there).
+    fn install(&self, jit: JitProgram) {
+        let jit = Arc::new(Shared(jit));
+        let Ok(mut slots) = self.slots.lock() else {
+            return;
+        };
+        for (f, slot) in slots.iter_mut().enumerate() {
+            if slot.is_none() {
+                if let Some(code) = jit.0.functions.get(f).copied().flatten() {
+                    *slot = Some(Native {
+                        jit: jit.clone(),
+                        code,
+                    });
+                    if let Some(r) = self.requested.get(f) {
+                        r.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// The background compiler: a thread taking function indices.
+struct Worker {
+    requests: Sender<u32>,
+    thread: JoinHandle<()>,
+}
+
+/// A program prepared for the tiered backend. Instances
+/// ([`TieredProgram::instance`]) share the code compiled for any of them.
+///
+/// ```
+/// use cvm::{asm, CollectOutput, NoHost, Program, Vm};
+/// use jit::{TierConfig, TieredProgram};
+///
+/// let program = Program::new(asm::assemble("
+/// .entry main
+/// .func main params 0 lists 0 locals 0 stack 1 value
+///     push 7
+///     retv
+/// .end
+/// ").unwrap()).unwrap();
+/// let tiered = TieredProgram::new(program, TierConfig { call_threshold: 1, background: false, ..TierConfig::DEFAULT });
+/// let mut vm = tiered.instance();
+/// for _ in 0..3 {
+///     let done = vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+///     assert_eq!(done.value(), Some(7));
+/// }
+/// assert!(vm.ran_compiled());
+/// ```
+pub struct TieredProgram {
+    program: Arc<Program>,
+    config: TierConfig,
+    facts: ListFacts,
+    initial: Memory,
+    table: Arc<Table>,
+    worker: Mutex<Option<Worker>>,
+}
+
+impl std::fmt::Debug for TieredProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TieredProgram")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TieredProgram {
+    fn drop(&mut self) {
+        let worker = match self.worker.get_mut() {
+            Ok(w) => w.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(Worker { requests, thread }) = worker {
+            // Closing the channel ends the thread after its current job;
+            // it is not waited for (the embedder should not pay for a
+            // compilation nobody will use), and what it compiles is freed
+            // with the table, which it holds alive until then.
+            drop(requests);
+            drop(thread);
+        }
+    }
+}
+
+impl TieredProgram {
+    /// Prepares `program`; nothing is compiled yet.
+    pub fn new(program: Program, config: TierConfig) -> TieredProgram {
+        let n = program.module().functions.len();
+        TieredProgram {
+            facts: list_facts(&program),
+            initial: Memory::new(program.module()),
+            program: Arc::new(program),
+            config,
+            table: Arc::new(Table {
+                generation: AtomicU64::new(0),
+                slots: Mutex::new(vec![None; n]),
+                requested: (0..n).map(|_| AtomicBool::new(false)).collect(),
+                calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
+                fuel: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            }),
+            worker: Mutex::new(None),
+        }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The thresholds.
+    pub fn config(&self) -> TierConfig {
+        self.config
+    }
+
+    /// How many functions have native code by now.
+    pub fn compiled_functions(&self) -> usize {
+        self.table
+            .slots
+            .lock()
+            .map(|s| s.iter().filter(|n| n.is_some()).count())
+            .unwrap_or(0)
+    }
+
+    /// A new instance: the module's initial memory, an empty advice table,
+    /// the default limits, running on the interpreter until code arrives.
+    pub fn instance(&self) -> TieredInstance<'_> {
+        let n = self.program.module().functions.len();
+        TieredInstance {
+            tier: self,
+            interp: Interpreter::new(&self.program),
+            state: State {
+                native: vec![None; n],
+                generation: 0,
+                events: 0,
+            },
+            memory_touched: false,
+            ran_compiled: false,
+            fuel_used: 0,
+        }
+    }
+
+    /// Asks for function `func` (and its callees) to be compiled: on the
+    /// background thread, or here when the configuration says so or no
+    /// thread can be started. Each function is asked for once.
+    fn request(&self, func: u32, synchronous: bool) {
+        let Some(flag) = self.table.requested.get(func as usize) else {
+            return;
+        };
+        if flag.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if !synchronous && self.config.background && self.send(func) {
+            return;
+        }
+        // A program that cannot be compiled stays on the interpreter.
+        if let Ok(jit) = JitProgram::compile_closure(&self.program, &[func]) {
+            self.table.install(jit);
+        }
+    }
+
+    /// Hands `func` to the background compiler, starting it if needed;
+    /// false when no thread could be started.
+    fn send(&self, func: u32) -> bool {
+        let Ok(mut worker) = self.worker.lock() else {
+            return false;
+        };
+        if worker.is_none() {
+            let (requests, jobs) = mpsc::channel::<u32>();
+            let program = Arc::clone(&self.program);
+            let table = Arc::clone(&self.table);
+            let spawned = std::thread::Builder::new()
+                .name("cvm-tier-compiler".into())
+                .spawn(move || {
+                    for func in jobs {
+                        if let Ok(jit) = JitProgram::compile_closure(&program, &[func]) {
+                            table.install(jit);
+                        }
+                    }
+                });
+            match spawned {
+                Ok(thread) => *worker = Some(Worker { requests, thread }),
+                Err(_) => return false,
+            }
+        }
+        worker
+            .as_ref()
+            .is_some_and(|w| w.requests.send(func).is_ok())
+    }
+}
+
+/// An instance's view of the tiers: its copy of the code table. (The
+/// hotness counters are the program's, shared by its instances, so that
+/// an embedder making a new instance per search still sees its function
+/// get hot.)
+struct State {
+    native: Vec<Option<Native>>,
+    generation: u64,
+    /// Calls of this instance so far (for [`TierConfig::switch_at`]).
+    events: u64,
+}
+
+impl State {
+    /// Counts a call of `func`, asks for compilation when it is hot (or at
+    /// the forced switch point), and picks up code compiled since.
+    fn note_call(&mut self, tier: &TieredProgram, func: u32) {
+        let event = self.events;
+        self.events += 1;
+        match tier.config.switch_at {
+            Some(at) => {
+                if event == at {
+                    tier.request(func, true);
+                }
+            }
+            None => {
+                if let Some(c) = tier.table.calls.get(func as usize) {
+                    let n = c.load(Ordering::Relaxed).saturating_add(1);
+                    c.store(n, Ordering::Relaxed);
+                    if n > tier.config.call_threshold {
+                        tier.request(func, false);
+                    }
+                }
+            }
+        }
+        self.refresh(tier);
+    }
+
+    /// Counts fuel spent by an embedder's call of `func`.
+    fn note_fuel(&mut self, tier: &TieredProgram, func: u32, used: u64) {
+        if tier.config.switch_at.is_some() {
+            return;
+        }
+        if let Some(f) = tier.table.fuel.get(func as usize) {
+            let spent = f.load(Ordering::Relaxed).saturating_add(used);
+            f.store(spent, Ordering::Relaxed);
+            if spent > tier.config.fuel_threshold {
+                tier.request(func, false);
+            }
+        }
+    }
+
+    /// Copies the shared code table when it changed.
+    fn refresh(&mut self, tier: &TieredProgram) {
+        let now = tier.table.generation.load(Ordering::Acquire);
+        if now == self.generation {
+            return;
+        }
+        if let Ok(slots) = tier.table.slots.lock() {
+            self.native.clone_from(&slots);
+            self.generation = now;
+        }
+    }
+}
+
+/// Runs `native` for a call with `fuel` and `depth_left`, when the native
+/// stack can hold it (else `None`: the caller interprets the call).
+#[allow(clippy::too_many_arguments)]
+fn run_native(
+    native: &Native,
+    func: u32,
+    args: &[i32],
+    fuel: u64,
+    depth_left: u32,
+    max_depth: u32,
+    memory: &mut Memory,
+    advice: &mut AdviceTable,
+    host: &mut dyn Host,
+    output: &mut dyn Output,
+) -> Option<Handled> {
+    let jit = &native.jit.0;
+    let frames = match jit.depth_bounds.get(func as usize).copied().flatten() {
+        Some(bound) => bound.min(depth_left),
+        None => depth_left,
+    };
+    let bytes = stack::need(u64::from(frames), jit.max_frame)?;
+    let capped = i64::try_from(fuel).unwrap_or(i64::MAX);
+    let run = Run {
+        jit,
+        compiled: native.code,
+        func,
+        args,
+        fuel: capped,
+        depth_left,
+        max_depth,
+    };
+    let handled = if stack::enough_here(bytes) {
+        run.enter(memory, advice, host, output).0
+    } else {
+        stack::with_stack(bytes, || run.enter(memory, advice, host, output).0)?
+    };
+    // Fuel beyond `i64::MAX` was never offered to compiled code: what it
+    // left is counted from what it got.
+    let rebase = |left: u64| fuel - (capped as u64 - left.min(capped as u64));
+    Some(match handled {
+        Handled::Returned { value, fuel_left } => Handled::Returned {
+            value,
+            fuel_left: rebase(fuel_left),
+        },
+        Handled::Halted { fuel_left } => Handled::Halted {
+            fuel_left: rebase(fuel_left),
+        },
+        Handled::Trapped {
+            kind,
+            offset,
+            fuel_left,
+        } => Handled::Trapped {
+            kind,
+            offset,
+            fuel_left: rebase(fuel_left),
+        },
+    })
+}
+
+/// The interpreter's call-dispatch hook of a tiered instance.
+struct Dispatch<'a> {
+    tier: &'a TieredProgram,
+    state: &'a mut State,
+    /// Whether any call went to native code.
+    ran_native: bool,
+}
+
+impl CallHook for Dispatch<'_> {
+    fn call(&mut self, site: CallSite<'_>) -> Option<Handled> {
+        self.state.note_call(self.tier, site.func);
+        let native = self.state.native.get(site.func as usize)?.as_ref()?;
+        let handled = run_native(
+            native,
+            site.func,
+            site.args,
+            site.fuel,
+            site.depth_left,
+            site.max_depth,
+            site.memory,
+            site.advice,
+            site.host,
+            site.output,
+        )?;
+        self.ran_native = true;
+        Some(handled)
+    }
+}
+
+/// One instance of a [`TieredProgram`]: an interpreter whose hot functions
+/// run native code once compiled. Implements [`Vm`] like the other
+/// backends.
+pub struct TieredInstance<'t> {
+    tier: &'t TieredProgram,
+    interp: Interpreter<'t>,
+    state: State,
+    /// Set when the embedder may have changed memory directly (or an
+    /// interpreted call could write a folded list); the next call checks
+    /// the layout and the constant lists before running native code.
+    memory_touched: bool,
+    ran_compiled: bool,
+    fuel_used: u64,
+}
+
+impl std::fmt::Debug for TieredInstance<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TieredInstance")
+            .field("fuel_used", &self.fuel_used)
+            .field("ran_compiled", &self.ran_compiled)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TieredInstance<'_> {
+    /// Whether native code may run a call with `args` on the current
+    /// memory: the layout is the module's and the lists compiled code
+    /// folds into constants hold their initial values and stay that way
+    /// (the rules of `JitInstance`, `docs/jit.md`, "Fallbacks").
+    fn native_allowed(&mut self, func: u32, args: &[i32]) -> bool {
+        let facts = &self.tier.facts;
+        if facts.writes_through_refs {
+            let value_params = self.tier.program.module().functions[func as usize].value_params;
+            let passes_constant = args
+                .iter()
+                .skip(value_params as usize)
+                .filter_map(|&a| usize::try_from(a).ok())
+                .any(|l| facts.constant.get(l).copied().unwrap_or(false));
+            if passes_constant {
+                self.memory_touched = true;
+                return false;
+            }
+        }
+        if !self.memory_touched {
+            return true;
+        }
+        let init = &self.tier.initial;
+        let memory = self.interp.memory();
+        let layout = memory.globals.len() == init.globals.len()
+            && memory.heap.len() == init.heap.len()
+            && memory.lists == init.lists;
+        let intact = layout
+            && facts
+                .constant
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c)
+                .all(|(l, _)| memory.list(l as u32) == init.list(l as u32));
+        if intact {
+            self.memory_touched = false;
+        }
+        intact
+    }
+}
+
+impl Vm for TieredInstance<'_> {
+    fn backend(&self) -> Backend {
+        Backend::Auto
+    }
+
+    fn program(&self) -> &Program {
+        &self.tier.program
+    }
+
+    fn set_limits(&mut self, limits: Limits) {
+        self.interp.set_limits(limits);
+    }
+
+    fn limits(&self) -> Limits {
+        self.interp.limits()
+    }
+
+    fn fuel_used(&self) -> u64 {
+        self.fuel_used
+    }
+
+    /// Whether the last call ran any native code (all of it, or calls the
+    /// interpreter handed over).
+    fn ran_compiled(&self) -> bool {
+        self.ran_compiled
+    }
+
+    fn memory(&self) -> &Memory {
+        self.interp.memory()
+    }
+
+    fn memory_mut(&mut self) -> &mut Memory {
+        self.memory_touched = true;
+        self.interp.memory_mut()
+    }
+
+    fn advice(&self) -> &AdviceTable {
+        self.interp.advice()
+    }
+
+    fn advice_mut(&mut self) -> &mut AdviceTable {
+        self.interp.advice_mut()
+    }
+
+    fn reset(&mut self) {
+        self.interp.reset();
+        self.memory_touched = true;
+    }
+
+    fn call(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        self.ran_compiled = false;
+        let tier = self.tier;
+        let module = tier.program.module();
+        check_call_args(module, func, args)?;
+        self.state.note_call(tier, func);
+        let result = if !self.native_allowed(func, args) {
+            // The interpreter alone: it may write a folded list.
+            self.memory_touched = true;
+            let result = self.interp.call(func, args, host, output);
+            self.fuel_used = self.interp.fuel_used();
+            result
+        } else {
+            let limits = self.interp.limits();
+            let limit = limits.fuel.unwrap_or(u64::MAX);
+            // The entry charges as a call would, on every backend.
+            let fuel = cvm::fuel::charge_entry(&tier.program, func, limit)?;
+            let max_depth = limits.max_depth.max(1);
+            let native = self.state.native[func as usize].as_ref();
+            let (memory, advice) = self.interp.memory_and_advice_mut();
+            let handled = native.and_then(|n| {
+                run_native(
+                    n, func, args, fuel, max_depth, max_depth, memory, advice, host, output,
+                )
+            });
+            match handled {
+                Some(handled) => {
+                    self.ran_compiled = true;
+                    let (result, left) = match handled {
+                        Handled::Returned { value, fuel_left } => {
+                            (Ok(Completion::Returned(value)), fuel_left)
+                        }
+                        Handled::Halted { fuel_left } => (Ok(Completion::Halted), fuel_left),
+                        Handled::Trapped {
+                            kind,
+                            offset,
+                            fuel_left,
+                        } => (Err(RuntimeError::new(kind, offset, module)), fuel_left),
+                    };
+                    self.fuel_used = limit - left;
+                    result
+                }
+                None => {
+                    let mut hook = Dispatch {
+                        tier,
+                        state: &mut self.state,
+                        ran_native: false,
+                    };
+                    let result = self
+                        .interp
+                        .call_dispatched(func, args, host, output, &mut hook);
+                    self.ran_compiled = hook.ran_native;
+                    self.fuel_used = self.interp.fuel_used();
+                    result
+                }
+            }
+        };
+        self.state.note_fuel(tier, func, self.fuel_used);
+        result
+    }
+}

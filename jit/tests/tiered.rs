@@ -1,0 +1,213 @@
+//! The tiered backend (`Backend::Auto`, `jit::TieredProgram`): hot
+//! functions switch to native code in the middle of a run, synchronously
+//! or from the background compiler, and nothing observable changes. The
+//! expected values are computed by hand (fib(20) = 6765 with 21,891 calls)
+//! and against the interpreter.
+
+use cvm::{
+    asm, BoardView, CollectOutput, Completion, Host, Interpreter, Limits, NoHost, Program,
+    TrapKind, Vm,
+};
+use jit::{JitProgram, TierConfig, TieredProgram};
+
+const FIB: &str = "
+.entry main
+.func fib params 1 lists 0 locals 0 stack 2 value
+.slots n
+    jge.li n 2 L_rec
+    ldl n
+    retv
+L_rec:
+    ldl n
+    add.i -1
+    call fib
+    ldl n
+    add.i -2
+    call fib
+    add
+    retv
+.end
+
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 20
+    call fib
+    retv
+.end
+";
+
+fn program(src: &str) -> Program {
+    Program::new(asm::assemble(src).unwrap_or_else(|e| panic!("{e}"))).expect("verifies")
+}
+
+/// The fuel the interpreter alone spends on `p`'s entry.
+fn interpreter_fuel(p: &Program) -> u64 {
+    let mut interp = Interpreter::new(p);
+    interp
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    interp.fuel_used()
+}
+
+#[test]
+fn a_hot_function_switches_in_the_middle_of_a_run() {
+    let p = program(FIB);
+    let tiered = TieredProgram::new(
+        p.clone(),
+        TierConfig {
+            call_threshold: 100,
+            background: false,
+            ..TierConfig::DEFAULT
+        },
+    );
+    let mut vm = tiered.instance();
+    let done = vm
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    assert_eq!(done.value(), Some(6765));
+    // The same fuel as the interpreter alone spends.
+    assert_eq!(vm.fuel_used(), interpreter_fuel(&p));
+    assert!(vm.ran_compiled(), "fib never ran native code");
+    // fib's closure is fib alone; main stayed interpreted.
+    assert_eq!(tiered.compiled_functions(), 1);
+    let compiled = JitProgram::compile_closure(&p, &[0]).expect("compiles");
+    assert!(compiled.has_function(0) && !compiled.has_function(1));
+}
+
+#[test]
+fn errors_inside_switched_code_match_the_interpreter() {
+    let p = program(FIB);
+    // The depth error comes at the 12th call (main, then fib down to
+    // depth 12), so only the first 11 calls can switch.
+    for (limits, kind, switch_points) in [
+        (
+            Limits {
+                fuel: Some(5_000),
+                max_depth: 100,
+            },
+            TrapKind::OutOfFuel,
+            &[0, 1, 2, 5, 11, 40, 999][..],
+        ),
+        (
+            Limits {
+                fuel: None,
+                max_depth: 12,
+            },
+            TrapKind::CallDepth(12),
+            &[0, 1, 2, 5, 10][..],
+        ),
+    ] {
+        let mut interp = Interpreter::new(&p);
+        interp.set_limits(limits);
+        let want = interp.run_entry(&mut NoHost, &mut CollectOutput::default());
+        assert_eq!(want.as_ref().map_err(|e| &e.kind), Err(&kind));
+        for &at in switch_points {
+            let tiered = TieredProgram::new(p.clone(), TierConfig::switch_at(at));
+            let mut vm = tiered.instance();
+            vm.set_limits(limits);
+            let got = vm.run_entry(&mut NoHost, &mut CollectOutput::default());
+            assert_eq!(got, want, "switch at call {at}");
+            assert_eq!(vm.fuel_used(), interp.fuel_used(), "switch at call {at}");
+            assert!(vm.ran_compiled(), "switch at call {at} never happened");
+        }
+    }
+}
+
+#[test]
+fn the_background_compiler_delivers_and_results_stay_the_same() {
+    let p = program(FIB);
+    let tiered = TieredProgram::new(
+        p.clone(),
+        TierConfig {
+            call_threshold: 0,
+            fuel_threshold: 0,
+            ..TierConfig::DEFAULT
+        },
+    );
+    let mut vm = tiered.instance();
+    let want_fuel = interpreter_fuel(&p);
+    let mut switched = false;
+    for _ in 0..2_000 {
+        let done = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(6765));
+        assert_eq!(vm.fuel_used(), want_fuel);
+        if vm.ran_compiled() {
+            switched = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(switched, "no native code arrived in 10 s");
+}
+
+struct BoardHost(BoardView);
+
+impl Host for BoardHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.0)
+    }
+}
+
+#[test]
+fn a_changed_folded_list_sends_calls_back_to_the_interpreter() {
+    // `sq` only ever goes straight to an intrinsic, so the JIT folds it
+    // into a mask; an embedder that changes it must see the change.
+    let p = program(
+        "
+.entry main
+.list sq 1 = 28
+.func main params 0 lists 0 locals 0 stack 2 value
+    push 512
+    lref sq
+    intr PcOnSqrs
+    retv
+.end
+",
+    );
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
+    let tiered = TieredProgram::new(p, TierConfig::switch_at(0));
+    let mut vm = tiered.instance();
+    let run = |vm: &mut jit::TieredInstance<'_>| {
+        vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
+    };
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
+    assert!(vm.ran_compiled());
+    vm.memory_mut().list_mut(0)[0] = 12; // the list now names e2
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(1))));
+    assert!(!vm.ran_compiled(), "native code used a stale folded list");
+    vm.reset();
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
+    assert!(vm.ran_compiled(), "reset did not bring native code back");
+}
+
+#[test]
+fn instances_share_hotness_and_code() {
+    // An embedder that makes a new instance per call (as the engine does
+    // per search) still gets its function compiled.
+    let p = program(FIB);
+    let tiered = TieredProgram::new(
+        p,
+        TierConfig {
+            call_threshold: 3,
+            fuel_threshold: u64::MAX,
+            background: false,
+            switch_at: None,
+        },
+    );
+    let main = 1;
+    let mut native = Vec::new();
+    for _ in 0..6 {
+        let mut vm = tiered.instance();
+        let done = vm
+            .call(main, &[], &mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(6765));
+        native.push(vm.ran_compiled());
+    }
+    // fib's calls cross the threshold in the first run; main's four calls
+    // (one per instance) cross it in the fourth.
+    assert_eq!(native, [true, true, true, true, true, true]);
+    assert_eq!(tiered.compiled_functions(), 2);
+}
