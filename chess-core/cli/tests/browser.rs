@@ -136,6 +136,10 @@ async fn the_playground_in_headless_chromium() {
         .await
         .expect("text");
     assert!(output.contains("7 0x00000007"), "{output}");
+    // Compile & run runs every backend, the tiered one included.
+    for backend in ["[interp]", "[jit]", "[auto]"] {
+        assert!(output.contains(backend), "no {backend} run in {output}");
+    }
     if let Ok(path) = std::env::var("CHE_SCREENSHOT") {
         let png = client.screenshot().await.expect("a screenshot");
         std::fs::write(path, png).expect("write the screenshot");

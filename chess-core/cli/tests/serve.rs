@@ -241,7 +241,8 @@ fn a_fuzzed_stream_of_requests() {
                 (s, serde_json::Value::Null)
             }
             _ => {
-                let backend = ["interp", "jit", "both", "x"][(next(&mut state) % 4) as usize];
+                let backend =
+                    ["interp", "jit", "auto", "all", "both", "x"][(next(&mut state) % 6) as usize];
                 post_json(
                     addr,
                     "/api/run",

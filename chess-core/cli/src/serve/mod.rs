@@ -4,7 +4,7 @@
 //! network) with a source editor, a board set by FEN or by dragging pieces, and buttons that call
 //! two JSON endpoints ([`work`] does the work):
 //!
-//! * `POST /api/run` `{"source", "fen", "backend": "interp"|"jit"|"both"}`: compiles the program
+//! * `POST /api/run` `{"source", "fen", "backend": "interp"|"jit"|"auto"|"all"}`: compiles the program
 //!   (diagnostics with line and column), runs `main()` on each backend and answers the output,
 //!   the advice (JSON and SVG picture), the CVM listing and the timings per backend;
 //! * `POST /api/move` `{"source", "fen", "depth"}`: the engine's move with the program as its

@@ -24,7 +24,8 @@ pub struct RunRequest {
     pub source: String,
     /// The position (FEN).
     pub fen: String,
-    /// `interp`, `jit` or `both` (the default).
+    /// `interp`, `jit`, `auto`, or `all` (the default; `both` is an older
+    /// name for it): every backend.
     #[serde(default)]
     pub backend: Option<String>,
 }
@@ -119,7 +120,7 @@ pub enum RequestError {
     #[error("invalid FEN: {0}")]
     Fen(String),
     /// An unknown backend name.
-    #[error("unknown backend `{0}`: expected interp, jit or both")]
+    #[error("unknown backend `{0}`: expected interp, jit, auto or all")]
     Backend(String),
 }
 
@@ -162,7 +163,7 @@ fn diagnostics(c: &chepp::Compilation) -> Vec<DiagnosticOut> {
 pub fn run_program(req: &RunRequest, limits: &Limits) -> Result<RunResponse, RequestError> {
     let pos = parse_fen(&req.fen)?;
     let backends: Vec<Backend> = match req.backend.as_deref().map(str::trim) {
-        None | Some("") | Some("both") => Backend::ALL.to_vec(),
+        None | Some("") | Some("all") | Some("both") => Backend::ALL.to_vec(),
         Some(name) => vec![name
             .parse::<Backend>()
             .map_err(|_| RequestError::Backend(name.to_string()))?],

@@ -202,6 +202,7 @@ async function init() {
   $("compile").addEventListener("click", () => run("both"));
   $("run-interp").addEventListener("click", () => run("interp"));
   $("run-jit").addEventListener("click", () => run("jit"));
+  $("run-auto").addEventListener("click", () => run("auto"));
   $("engine-move").addEventListener("click", engineMove);
   $("set-fen").addEventListener("click", () => setFen($("fen").value));
   $("fen").addEventListener("change", () => setFen($("fen").value));
