@@ -15,8 +15,10 @@
 use crate::compile::{CompiledFn, JitProgram};
 use crate::context::{Context, STATUS_HALT};
 use crate::stack;
+use cvm::analysis::ListFacts;
 use cvm::dispatch::Handled;
 use cvm::interp::check_call_args;
+use cvm::module::Module;
 use cvm::{
     Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError,
     TrapKind, Vm,
@@ -245,42 +247,20 @@ impl<'j> JitInstance<'j> {
 
     /// Whether memory still has the shape compiled code was made for.
     fn memory_layout_ok(&self) -> bool {
-        let init = &self.jit.initial;
-        self.memory.globals.len() == init.globals.len()
-            && self.memory.heap.len() == init.heap.len()
-            && self.memory.lists == init.lists
+        layout_matches(&self.memory, &self.jit.initial)
     }
 
     /// Whether the lists compiled code treats as constants hold their
     /// initial values and stay that way during a call with `args`.
     fn constants_intact(&mut self, func: u32, args: &[i32]) -> bool {
-        let facts = &self.jit.facts;
-        if facts.writes_through_refs {
-            let value_params = self.jit.program.module().functions[func as usize].value_params;
-            let passes_constant = args
-                .iter()
-                .skip(value_params as usize)
-                .filter_map(|&a| usize::try_from(a).ok())
-                .any(|l| facts.constant.get(l).copied().unwrap_or(false));
-            if passes_constant {
-                self.memory_touched = true;
-                return false;
-            }
-        }
-        if !self.memory_touched {
-            return true;
-        }
-        let init = &self.jit.initial;
-        let intact = facts
-            .constant
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c)
-            .all(|(l, _)| self.memory.list(l as u32) == init.list(l as u32));
-        if intact {
-            self.memory_touched = false;
-        }
-        intact
+        constants_intact(
+            &self.jit.facts,
+            &self.jit.initial,
+            self.jit.program.module(),
+            &self.memory,
+            &mut self.memory_touched,
+            (func, args),
+        )
     }
 
     /// Runs the call on the interpreter, lending it this instance's memory
@@ -499,4 +479,53 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// Whether `memory` has the layout of `initial` (the module's): the same
+/// numbers of globals and heap words and the same list table.
+pub(crate) fn layout_matches(memory: &Memory, initial: &Memory) -> bool {
+    memory.globals.len() == initial.globals.len()
+        && memory.heap.len() == initial.heap.len()
+        && memory.lists == initial.lists
+}
+
+/// Whether compiled code may run `call` (a function and its arguments) on
+/// `memory`, by the rules of `docs/jit.md`, "Fallbacks": a call that passes
+/// a list folded into constants to a program that writes through list
+/// parameters may not (and marks the memory `touched`); after the embedder
+/// touched the memory, every folded list must still hold its value in
+/// `initial` (which clears `touched` again).
+pub(crate) fn constants_intact(
+    facts: &ListFacts,
+    initial: &Memory,
+    module: &Module,
+    memory: &Memory,
+    touched: &mut bool,
+    (func, args): (u32, &[i32]),
+) -> bool {
+    if facts.writes_through_refs {
+        let value_params = module.functions[func as usize].value_params;
+        let passes_constant = args
+            .iter()
+            .skip(value_params as usize)
+            .filter_map(|&a| usize::try_from(a).ok())
+            .any(|l| facts.constant.get(l).copied().unwrap_or(false));
+        if passes_constant {
+            *touched = true;
+            return false;
+        }
+    }
+    if !*touched {
+        return true;
+    }
+    let intact = facts
+        .constant
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c)
+        .all(|(l, _)| memory.list(l as u32) == initial.list(l as u32));
+    if intact {
+        *touched = false;
+    }
+    intact
 }

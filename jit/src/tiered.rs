@@ -18,7 +18,7 @@
 //! backend").
 
 use crate::compile::{CompiledFn, JitProgram};
-use crate::instance::Run;
+use crate::instance::{constants_intact, layout_matches, Run};
 use crate::stack;
 use cvm::analysis::{list_facts, ListFacts};
 use cvm::dispatch::{CallHook, CallSite, Handled};
@@ -496,38 +496,19 @@ impl TieredInstance<'_> {
     /// folds into constants hold their initial values and stay that way
     /// (the rules of `JitInstance`, `docs/jit.md`, "Fallbacks").
     fn native_allowed(&mut self, func: u32, args: &[i32]) -> bool {
-        let facts = &self.tier.facts;
-        if facts.writes_through_refs {
-            let value_params = self.tier.program.module().functions[func as usize].value_params;
-            let passes_constant = args
-                .iter()
-                .skip(value_params as usize)
-                .filter_map(|&a| usize::try_from(a).ok())
-                .any(|l| facts.constant.get(l).copied().unwrap_or(false));
-            if passes_constant {
-                self.memory_touched = true;
-                return false;
-            }
-        }
-        if !self.memory_touched {
-            return true;
-        }
         let init = &self.tier.initial;
         let memory = self.interp.memory();
-        let layout = memory.globals.len() == init.globals.len()
-            && memory.heap.len() == init.heap.len()
-            && memory.lists == init.lists;
-        let intact = layout
-            && facts
-                .constant
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| c)
-                .all(|(l, _)| memory.list(l as u32) == init.list(l as u32));
-        if intact {
-            self.memory_touched = false;
+        if self.memory_touched && !layout_matches(memory, init) {
+            return false;
         }
-        intact
+        constants_intact(
+            &self.tier.facts,
+            init,
+            self.tier.program.module(),
+            memory,
+            &mut self.memory_touched,
+            (func, args),
+        )
     }
 }
 
