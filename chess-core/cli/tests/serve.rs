@@ -120,6 +120,80 @@ fn page_run_diagnostics_and_engine() {
 }
 
 #[test]
+fn che3_programs_run_with_diagnostics_and_advise_the_engine() {
+    let addr = start(Limits::default());
+    // A rule with no patterns runs its advice unconditionally.
+    let source =
+        "# Nimzo 3 Che\nadvice push strongmvs(wP a2a3) goodsqrs(wN f3);\nrule always { } push;\n";
+    let (status, r) = post_json(
+        addr,
+        "/api/run",
+        serde_json::json!({"source": source, "dialect": "che3", "fen": START}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["compiled"], true, "{r}");
+    let runs = r["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 3);
+    for run in runs {
+        assert!(run["error"].is_null(), "{run}");
+        assert!(
+            run["advice"]["move_bonus"]["w"]["a2a3"]
+                .as_i64()
+                .unwrap_or(0)
+                > 0,
+            "{run}"
+        );
+        assert!(
+            run["advice"]["square_bonus"]["wN"]["f3"]
+                .as_i64()
+                .unwrap_or(0)
+                > 0,
+            "{run}"
+        );
+    }
+    // The same text is not Che++.
+    let (status, r) = post_json(
+        addr,
+        "/api/run",
+        serde_json::json!({"source": source, "fen": START}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["compiled"], false, "{r}");
+    // A Che error names its line: an upper-case square.
+    let (status, r) = post_json(
+        addr,
+        "/api/run",
+        serde_json::json!({"source": "advice a goodsqrs(wN f3);\nadvice b goodsqrs(wN E4);\nrule r { } a b;\n", "dialect": "che3", "fen": START}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["compiled"], false, "{r}");
+    assert_eq!(r["diagnostics"][0]["line"], 2, "{r}");
+    // An unknown dialect is refused, and the server answers afterwards.
+    let (status, r) = post_json(
+        addr,
+        "/api/run",
+        serde_json::json!({"source": source, "dialect": "cobol", "fen": START}),
+    );
+    assert!((400..500).contains(&status), "{status} {r}");
+    assert!(r["error"].as_str().unwrap_or("").contains("dialect"), "{r}");
+    // The engine follows the Che program's advice.
+    let source = "advice push strongmvs(wP a2a3);\nrule always { } push;\n";
+    let (status, m) = post_json(
+        addr,
+        "/api/move",
+        serde_json::json!({"source": source, "dialect": "che3", "fen": START, "depth": 3}),
+    );
+    assert_eq!(status, 200, "{m}");
+    assert!(
+        m["notes"].as_array().is_some_and(|n| n
+            .iter()
+            .all(|x| !x.as_str().unwrap_or("").starts_with("error"))),
+        "{m}"
+    );
+    assert!(m["bestmove"].is_string(), "{m}");
+}
+
+#[test]
 fn bad_input_gets_clear_errors_and_the_server_stays_up() {
     let limits = Limits {
         body_bytes: 4096,

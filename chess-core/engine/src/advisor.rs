@@ -151,10 +151,16 @@ pub enum ProgramSource {
     /// Che++ source text held in memory (the web playground's editor), compiled as
     /// `playground.che`; `include` finds the bundled example files and nothing on disk.
     Text(std::sync::Arc<str>),
+    /// Che (Nimzo 3) source text held in memory, compiled as `playground.che3`;
+    /// `include` finds nothing.
+    Che3Text(std::sync::Arc<str>),
 }
 
 /// The file name under which [`ProgramSource::Text`] is compiled.
 pub const TEXT_NAME: &str = "playground.che";
+
+/// The file name under which [`ProgramSource::Che3Text`] is compiled.
+pub const CHE3_TEXT_NAME: &str = "playground.che3";
 
 impl ProgramSource {
     /// Reads an option value: `<shanny>`, `<shanny-eval>`, or a path.
@@ -174,6 +180,7 @@ impl fmt::Display for ProgramSource {
             ProgramSource::ShannyEval => f.write_str("<shanny-eval>"),
             ProgramSource::File(p) => write!(f, "{}", p.display()),
             ProgramSource::Text(_) => f.write_str("<text>"),
+            ProgramSource::Che3Text(_) => f.write_str("<che3 text>"),
         }
     }
 }
@@ -276,6 +283,11 @@ impl Advisor {
                     &options,
                 ))?
             }
+            ProgramSource::Che3Text(text) => compiled_che3(che3::compile_with(
+                &MemLoader::with(&[(CHE3_TEXT_NAME, text)]),
+                Path::new(CHE3_TEXT_NAME),
+                &che3::CompileOptions::default(),
+            ))?,
         };
         let (hook, hook_note) = match program.module().function_index(HOOK_NAME) {
             None => (None, None),

@@ -4,7 +4,7 @@
 use super::limits::Limits;
 use crate::advice_json::advice_json;
 use crate::advice_svg::advice_svg;
-use che_engine::advisor::{AdviceMode, ProgramSource, TEXT_NAME};
+use che_engine::advisor::{AdviceMode, ProgramSource, CHE3_TEXT_NAME, TEXT_NAME};
 use che_engine::engine::{Engine, EngineEvent};
 use che_engine::host::AdviceHost;
 use che_engine::options::EngineOptions;
@@ -20,8 +20,11 @@ use std::time::Instant;
 /// `POST /api/run`: a program, a position and the backends to run it on.
 #[derive(Clone, Debug, Deserialize)]
 pub struct RunRequest {
-    /// Che++ source.
+    /// Program source, in the language `dialect` names.
     pub source: String,
+    /// `che++` (the default) or `che3` (the Nimzo 3 Che dialect).
+    #[serde(default)]
+    pub dialect: Option<String>,
     /// The position (FEN).
     pub fen: String,
     /// `interp`, `jit`, `auto`, or `all` (the default; `both` is an older
@@ -84,9 +87,12 @@ pub struct RunResponse {
 /// `POST /api/move`: the engine's move with the program as its advice.
 #[derive(Clone, Debug, Deserialize)]
 pub struct MoveRequest {
-    /// Che++ source (empty: no advice).
+    /// Program source (empty: no advice), in the language `dialect` names.
     #[serde(default)]
     pub source: String,
+    /// `che++` (the default) or `che3`.
+    #[serde(default)]
+    pub dialect: Option<String>,
     /// The position (FEN).
     pub fen: String,
     /// Search depth (capped by the limits; default 8).
@@ -122,6 +128,39 @@ pub enum RequestError {
     /// An unknown backend name.
     #[error("unknown backend `{0}`: expected interp, jit, auto or all")]
     Backend(String),
+    /// An unknown language name.
+    #[error("unknown dialect `{0}`: expected che++ or che3")]
+    Dialect(String),
+}
+
+/// The languages the playground compiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dialect {
+    /// Che++ (`playground.che`).
+    ChePlusPlus,
+    /// The Nimzo 3 Che dialect (`playground.che3`).
+    Che3,
+}
+
+fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError> {
+    match name.map(str::trim) {
+        None | Some("") | Some("che++") | Some("chepp") => Ok(Dialect::ChePlusPlus),
+        Some("che3") => Ok(Dialect::Che3),
+        Some(other) => Err(RequestError::Dialect(other.to_string())),
+    }
+}
+
+/// A compilation in either language: the parts the playground shows.
+struct Compiled {
+    module: Option<cvm::module::Module>,
+    diagnostics: Vec<chepp::Diagnostic>,
+    sources: chepp::SourceMap,
+}
+
+impl Compiled {
+    fn render_runtime_error(&self, error: &cvm::RuntimeError) -> String {
+        chepp::render_runtime_error(error, &self.sources)
+    }
 }
 
 fn parse_fen(fen: &str) -> Result<Position, RequestError> {
@@ -132,18 +171,40 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Compiles `source` as `playground.che`; `include` finds only the bundled example files.
-fn compile(source: &str) -> chepp::Compilation {
-    let mut files: Vec<(&str, &str)> = chepp::examples::EXAMPLES.to_vec();
-    files.push((TEXT_NAME, source));
-    chepp::compile_with(
-        &MemLoader::with(&files),
-        Path::new(TEXT_NAME),
-        &CompileOptions::default(),
-    )
+/// Compiles `source` as `playground.che` (`include` finds only the bundled example files) or, in
+/// the Che dialect, as `playground.che3` (`include` finds nothing).
+fn compile(source: &str, dialect: Dialect) -> Compiled {
+    match dialect {
+        Dialect::ChePlusPlus => {
+            let mut files: Vec<(&str, &str)> = chepp::examples::EXAMPLES.to_vec();
+            files.push((TEXT_NAME, source));
+            let c = chepp::compile_with(
+                &MemLoader::with(&files),
+                Path::new(TEXT_NAME),
+                &CompileOptions::default(),
+            );
+            Compiled {
+                module: c.module,
+                diagnostics: c.diagnostics,
+                sources: c.sources,
+            }
+        }
+        Dialect::Che3 => {
+            let c = che3::compile_with(
+                &MemLoader::with(&[(CHE3_TEXT_NAME, source)]),
+                Path::new(CHE3_TEXT_NAME),
+                &che3::CompileOptions::default(),
+            );
+            Compiled {
+                module: c.module,
+                diagnostics: c.diagnostics,
+                sources: c.sources,
+            }
+        }
+    }
 }
 
-fn diagnostics(c: &chepp::Compilation) -> Vec<DiagnosticOut> {
+fn diagnostics(c: &Compiled) -> Vec<DiagnosticOut> {
     c.diagnostics
         .iter()
         .map(|d| {
@@ -169,7 +230,8 @@ pub fn run_program(req: &RunRequest, limits: &Limits) -> Result<RunResponse, Req
             .map_err(|_| RequestError::Backend(name.to_string()))?],
     };
     let started = Instant::now();
-    let compilation = compile(&req.source);
+    let dialect = parse_dialect(req.dialect.as_deref())?;
+    let compilation = compile(&req.source, dialect);
     let diags = diagnostics(&compilation);
     let Some(module) = compilation.module.clone() else {
         return Ok(RunResponse {
@@ -222,7 +284,7 @@ fn run_on(
     program: &Program,
     backend: Backend,
     pos: &Position,
-    compilation: &chepp::Compilation,
+    compilation: &Compiled,
     limits: &Limits,
 ) -> BackendRun {
     let mut run = BackendRun {
@@ -274,7 +336,10 @@ pub fn engine_move(req: &MoveRequest, limits: &Limits) -> Result<MoveResponse, R
     let pos = parse_fen(&req.fen)?;
     let options = EngineOptions {
         hash_mb: 8,
-        program: ProgramSource::Text(req.source.as_str().into()),
+        program: match parse_dialect(req.dialect.as_deref())? {
+            Dialect::ChePlusPlus => ProgramSource::Text(req.source.as_str().into()),
+            Dialect::Che3 => ProgramSource::Che3Text(req.source.as_str().into()),
+        },
         advice_mode: if req.source.trim().is_empty() {
             AdviceMode::Off
         } else {

@@ -147,7 +147,7 @@ function showDiagnostics(list) {
 async function run(backend) {
   status("Running...");
   const t0 = performance.now();
-  const data = await post("/api/run", { source: $("source").value, fen: $("fen").value, backend });
+  const data = await post("/api/run", { source: $("source").value, dialect: $("dialect").value, fen: $("fen").value, backend });
   if (data.error) { status("Error: " + data.error); showDiagnostics([]); return; }
   showDiagnostics(data.diagnostics);
   $("listing").textContent = data.listing;
@@ -183,7 +183,7 @@ async function run(backend) {
 
 async function engineMove() {
   status("The engine is thinking...");
-  const data = await post("/api/move", { source: $("source").value, fen: $("fen").value, depth: Number($("depth").value) || 6 });
+  const data = await post("/api/move", { source: $("source").value, dialect: $("dialect").value, fen: $("fen").value, depth: Number($("depth").value) || 6 });
   if (data.error) { status("Error: " + data.error); return; }
   const lines = [];
   lines.push(data.bestmove ? "best move " + data.san + " (" + data.bestmove + ")" : "no legal move");
