@@ -19,6 +19,13 @@
 # (rustc-wrapper.sh; FUZZ_INSTRUMENT_ALL=1 instruments everything), into
 # their own target folder, target/split (target/all with
 # FUZZ_INSTRUMENT_ALL=1), so that switching never reuses the other build.
+# The generator-driven targets (GENERATOR_TARGETS below) are built without
+# comparison tracing (`--no-trace-compares`), into target/split-notc
+# (target/all-notc): their input is the generators' choice bytes, which
+# comparisons in the code under test do not contain, and the tracing was a
+# third of `interp`'s time (docs/fuzzing.md, "Throughput"). The front-end
+# and loader targets keep it (it finds keywords and magic numbers).
+# FUZZ_TRACE_COMPARES=all builds every target with comparison tracing.
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -29,14 +36,38 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(che_frontend che3_frontend cmp_loader interp differential optimizer che_programs cheg_frontend cheg_differential)
 fi
 
+# Targets whose input drives a program generator.
+GENERATOR_TARGETS=" interp differential optimizer che_programs cheg_differential "
+
 export RUSTC_WRAPPER="$PWD/rustc-wrapper.sh"
 if [ "${FUZZ_INSTRUMENT_ALL:-0}" = 1 ]; then
     target_dir=target/all
 else
     target_dir=target/split
 fi
-sanitizer=(-s "${FUZZ_SANITIZER:-none}" --target-dir "$target_dir")
-cargo +nightly fuzz build "${sanitizer[@]}"
+
+# The build options of target $1: sanitizer, target folder, comparison
+# tracing.
+build_options() {
+    local options=(-s "${FUZZ_SANITIZER:-none}")
+    if [ "${FUZZ_TRACE_COMPARES:-}" != all ] && [[ "$GENERATOR_TARGETS" == *" $1 "* ]]; then
+        options+=(--no-trace-compares --target-dir "$target_dir-notc")
+    else
+        options+=(--target-dir "$target_dir")
+    fi
+    echo "${options[@]}"
+}
+
+# Build each folder the chosen targets need, once (every target of the
+# folder: cargo-fuzz builds them together).
+built=" "
+for t in "${targets[@]}"; do
+    read -r -a options <<<"$(build_options "$t")"
+    if [[ "$built" != *" ${options[*]} "* ]]; then
+        cargo +nightly fuzz build "${options[@]}"
+        built+="${options[*]} "
+    fi
+done
 cargo run --quiet --release -p che-fuzz-seeds
 
 mkdir -p logs
@@ -48,9 +79,10 @@ for t in "${targets[@]}"; do
     mkdir -p "artifacts/$t"
     before=$(find "artifacts/$t" -type f | wc -l)
     status=0
+    read -r -a options <<<"$(build_options "$t")"
     # -timeout: a single input running longer than 10 s counts as a hang.
     # shellcheck disable=SC2086
-    cargo +nightly fuzz run "${sanitizer[@]}" "$t" -- \
+    cargo +nightly fuzz run "${options[@]}" "$t" -- \
         -max_total_time="$secs" -timeout=10 -print_final_stats=1 ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     after=$(find "artifacts/$t" -type f | wc -l)

@@ -10,8 +10,9 @@
 # compilation; with Cranelift instrumented, `differential` spent a third of
 # its time in that walk and another third in comparison tracing
 # (docs/fuzzing.md, "Throughput"). Coverage of the JIT's own
-# lowering (the `jit` crate) still guides the fuzzer, and the JIT still
-# runs Cranelift's IR verifier on every function it makes.
+# lowering (the `jit` crate) still guides the fuzzer. (Cranelift's IR
+# verifier is off in the fuzz build: the `fuzz` crate turns on the `jit`
+# feature `fuzz-no-ir-verifier`.)
 #
 # Set FUZZ_INSTRUMENT_ALL=1 to instrument everything (the cargo-fuzz
 # default).

@@ -29,7 +29,9 @@
 //! targets are absolute word offsets into the module's code. There are no
 //! variable-length encodings.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// What an operand word means.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -880,11 +882,22 @@ impl Opcode {
     }
 
     /// Looks an opcode up by its mnemonic.
+    ///
+    /// A hash lookup in a table built on first use: the assembler looks up
+    /// every instruction it reads, and a scan of [`OPCODES`] comparing
+    /// strings was a fifth of the `interp` fuzz target's time (its `.asm`
+    /// round trip; docs/fuzzing.md, "Throughput").
     pub fn from_mnemonic(name: &str) -> Option<Opcode> {
-        OPCODES
-            .iter()
-            .find(|info| info.mnemonic == name)
-            .map(|info| info.opcode)
+        static BY_MNEMONIC: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
+        BY_MNEMONIC
+            .get_or_init(|| {
+                OPCODES
+                    .iter()
+                    .map(|info| (info.mnemonic, info.opcode))
+                    .collect()
+            })
+            .get(name)
+            .copied()
     }
 
     /// Size of the instruction in words.

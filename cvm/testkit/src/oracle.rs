@@ -454,8 +454,12 @@ pub fn check_optimized(
 }
 
 /// Checks one backend on its own: the module survives the `.cmp` and
-/// `.asm` round trips, the fuel spent stays within the limit, and a run
-/// after `reset` (on a fresh instance) repeats the first run exactly.
+/// `.asm` round trips, the fuel spent stays within the limit, a run
+/// after `reset` (on a fresh instance) repeats the first run exactly, and
+/// every call keeps fuel's bound on the instructions it runs
+/// ([`check_fuel_bound`]; counted during the run after `reset`, which must
+/// repeat the fresh instance's run, so that the bound is checked without a
+/// third run).
 pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), String> {
     let module = program.module();
     let bytes = cvm::binary::write(module);
@@ -477,11 +481,54 @@ pub fn check_interpreter(program: &Program, scenario: &Scenario) -> Result<(), S
         }
     }
     vm.reset();
-    let again = observe(&mut vm, program, scenario);
+    let (again, bound) = observe_counted(&mut vm, program, scenario);
     if let Some(d) = difference(&first, &again, Strictness::Exact) {
         return Err(format!("a run after reset differs: {d}"));
     }
-    check_fuel_bound(program, scenario)
+    bound
+}
+
+/// [`observe`] on the interpreter, counting the instructions each call
+/// executes: the observations, and `Err` for the first call that ran
+/// `K × F` instructions or more for the `F` units of fuel it spent
+/// ([`check_fuel_bound`]).
+fn observe_counted(
+    vm: &mut Interpreter<'_>,
+    program: &Program,
+    scenario: &Scenario,
+) -> (Vec<Observation>, Result<(), String>) {
+    vm.set_limits(scenario.limits);
+    let Some((func, args)) = target(program, scenario) else {
+        return (Vec::new(), Ok(()));
+    };
+    let wide = wide_offsets(program);
+    let mut bound = Ok(());
+    let seen = (0..scenario.runs.max(1))
+        .map(|run| {
+            let mut host = ScenarioHost {
+                board: scenario.board,
+            };
+            let mut out = CollectOutput::default();
+            let mut count = StepCount {
+                steps: 0,
+                last: None,
+                wide: &wide,
+            };
+            let result = vm.call_profiled(func, &args, &mut host, &mut out, &mut count);
+            if bound.is_ok() {
+                bound = within_bound(count.steps, vm.fuel_used())
+                    .map_err(|e| format!("run {}: {e}", run + 1));
+            }
+            Observation {
+                result,
+                output: out.lines,
+                fuel_used: vm.fuel_used(),
+                memory: vm.memory().clone(),
+                advice: Box::new(vm.advice().clone()),
+            }
+        })
+        .collect();
+    (seen, bound)
 }
 
 /// Counts executed instructions for [`check_fuel_bound`]: the
@@ -533,12 +580,16 @@ fn bounded_call(
         wide,
     };
     let _ = vm.call_profiled(func, args, host, &mut out, &mut count);
-    let fuel = vm.fuel_used();
+    within_bound(count.steps, vm.fuel_used())
+}
+
+/// Fuel's bound on one call: `steps` executed instructions for `fuel`
+/// units spent must be fewer than `K × fuel`.
+fn within_bound(steps: u64, fuel: u64) -> Result<(), String> {
     let bound = fuel.saturating_mul(cvm::fuel::INSTRUCTIONS_PER_UNIT);
-    if count.steps > 0 && count.steps >= bound {
+    if steps > 0 && steps >= bound {
         return Err(format!(
-            "{} instructions executed for {fuel} fuel (K = {})",
-            count.steps,
+            "{steps} instructions executed for {fuel} fuel (K = {})",
             cvm::fuel::INSTRUCTIONS_PER_UNIT
         ));
     }

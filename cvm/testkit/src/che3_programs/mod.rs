@@ -111,6 +111,16 @@ pub fn advice(
     } else {
         program.clone()
     };
+    run_advice(program, backend, board)
+}
+
+/// Runs `main()` of `program` as it is on `backend`: [`advice`] without
+/// the optimizer's step.
+fn run_advice(
+    program: Program,
+    backend: Backend,
+    board: &BoardView,
+) -> Result<AdviceTable, String> {
     let prepared = Prepared::new(program, backend).map_err(|e| e.to_string())?;
     let mut vm = prepared.instance();
     vm.set_limits(Limits {
@@ -172,14 +182,26 @@ pub fn table_difference(a: &AdviceTable, b: &AdviceTable) -> Option<String> {
 pub fn check_conversion(source: &str, board: &BoardView) -> Result<AdviceTable, String> {
     let direct = compile(source)?;
     let (text, converted) = convert(source)?;
-    let want = advice(&direct, Backend::Interp, false, board)?;
+    // Each program is optimized once for both backends, and the reference
+    // run (direct, interpreter, not optimized) is not repeated.
+    let direct_optimized = cvm::opt::optimize(&direct).0;
+    let converted_optimized = cvm::opt::optimize(&converted).0;
+    let want = run_advice(direct.clone(), Backend::Interp, board)?;
     for backend in Backend::ALL {
         for optimize in [false, true] {
-            let got = advice(&direct, backend, optimize, board)?;
-            if let Some(d) = table_difference(&want, &got) {
-                return Err(format!("direct, {backend}, optimized {optimize}: {d}"));
+            if backend != Backend::Interp || optimize {
+                let program = if optimize { &direct_optimized } else { &direct };
+                let got = run_advice(program.clone(), backend, board)?;
+                if let Some(d) = table_difference(&want, &got) {
+                    return Err(format!("direct, {backend}, optimized {optimize}: {d}"));
+                }
             }
-            let got = advice(&converted, backend, optimize, board)?;
+            let program = if optimize {
+                &converted_optimized
+            } else {
+                &converted
+            };
+            let got = run_advice(program.clone(), backend, board)?;
             if let Some(d) = table_difference(&want, &got) {
                 return Err(format!(
                     "converted, {backend}, optimized {optimize}: {d}\n--- Che++ ---\n{text}"
