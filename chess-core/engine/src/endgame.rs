@@ -47,10 +47,6 @@ pub use cheg::runtime::score_of;
 pub const BUILTIN: &[(&str, &str)] = &[
     ("kqk", include_str!("../endgames/kqk.cheg")),
     ("krk", include_str!("../endgames/krk.cheg")),
-    ("kbnk", include_str!("../endgames/kbnk.cheg")),
-    ("kpk", include_str!("../endgames/kpk.cheg")),
-    ("kpkp", include_str!("../endgames/kpkp.cheg")),
-    ("all", include_str!("../endgames/all.cheg")),
 ];
 
 /// Fuel (calls and backward jumps) for the program's run at the root.
@@ -516,5 +512,29 @@ mod tests {
             assert!(matches!(p, Ok(Some(_))), "{name}: {:?}", p.err());
         }
         assert!(EndgameProgram::load(&EndgameSource::File("/nonexistent/x.cheg".into())).is_err());
+    }
+}
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+
+    #[test]
+    fn kqk_values_at_nodes() {
+        let mut p = EndgameProgram::load(&EndgameSource::Builtin("kqk"))
+            .expect("loads")
+            .expect("a program");
+        p.prepare(Backend::Interp).expect("prepares");
+        let mut hook = NodeHook::new(&p, Backend::Interp, Colour::White, NODE_FUEL).expect("hook");
+        for fen in [
+            "8/8/8/3k4/8/8/8/QK6 w - - 0 1",
+            "8/8/8/3k4/8/8/8/QK6 b - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).expect("fen");
+            for ply in 0..3 {
+                let v = hook.value(&pos, ply);
+                assert!(v.is_ok(), "{fen} {ply}: {v:?}");
+            }
+        }
     }
 }

@@ -243,3 +243,8 @@ fn must_win_all(material: Material, men: &[char], program: &str, count: usize) {
 fn kqk_program_mates_a_sample_at_depth_2() {
     must_win_all(Material::Kqk, &['q'], "<kqk>", 30);
 }
+
+#[test]
+fn krk_program_mates_a_sample_at_depth_2() {
+    must_win_all(Material::Krk, &['r'], "<krk>", 30);
+}
