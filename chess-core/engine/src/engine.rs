@@ -667,9 +667,7 @@ impl Engine {
             options: setup.options,
         };
         let run = {
-            let Some(prepared) = program.prepared(backend) else {
-                return None;
-            };
+            let prepared = program.prepared(backend)?;
             let mut vm = prepared.instance();
             vm.set_limits(cvm::Limits {
                 fuel: Some(root_fuel),
