@@ -482,7 +482,7 @@ impl Facts {
             .functions
             .iter()
             .zip(program.function_infos())
-            .map(|(f, info)| counted_loops(f, info, known))
+            .map(|(f, info)| counted_loops(f, info, &program.module().texts, known))
             .collect();
         let splices = splice::plan(program, &loops);
         Facts {

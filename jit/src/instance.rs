@@ -320,7 +320,13 @@ impl<'j> JitInstance<'j> {
         self.ran_compiled = true;
         let module = jit.program.module();
         let compiled = jit.functions[func as usize];
-        let fuel = i64::try_from(self.limits.fuel.unwrap_or(u64::MAX)).unwrap_or(i64::MAX);
+        let limit = self.limits.fuel.unwrap_or(u64::MAX);
+        // The entry charges as a call would (nothing is spent when it
+        // cannot be paid), as on the interpreter.
+        self.fuel_used = 0;
+        let left = cvm::fuel::charge_entry(&jit.program, func, limit)?;
+        let entry_fuel = limit - left;
+        let fuel = i64::try_from(left).unwrap_or(i64::MAX);
         let memory: *mut Memory = &mut self.memory;
         // SAFETY: `memory` comes from an exclusive borrow of `self.memory`
         // that lasts until this function returns; the vectors are not
@@ -379,11 +385,13 @@ impl<'j> JitInstance<'j> {
             checked: ctx.loops_checked,
         };
         if status >= 0 && ctx.panic.is_none() {
-            self.fuel_used = fuel.saturating_sub(status) as u64;
+            self.fuel_used = entry_fuel + fuel.saturating_sub(status) as u64;
             let returns = module.functions[func as usize].returns_value;
             return Ok(Completion::Returned(returns.then_some(ctx.result)));
         }
-        self.stopped(ctx, status, fuel, max_depth, module)
+        let result = self.stopped(ctx, status, fuel, max_depth, module);
+        self.fuel_used += entry_fuel;
+        result
     }
 
     /// The outcome of a compiled run that did not return normally: a halt,

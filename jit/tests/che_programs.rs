@@ -86,14 +86,12 @@ fn agree(name: &str, program: &Program) {
             plain.memory(),
             "{name} optimized, jit, on {fen}"
         );
-        assert_eq!(
-            fast.fuel_used(),
-            plain.fuel_used(),
-            "{name} optimized on {fen}: fuel"
-        );
+        // Fuel follows the code's lengths, which the optimizer changes
+        // (`docs/optimizer.md`): the optimized program charges the same on
+        // both backends.
         assert_eq!(
             jit.fuel_used(),
-            plain.fuel_used(),
+            fast.fuel_used(),
             "{name} optimized, jit, on {fen}: fuel"
         );
     }

@@ -80,8 +80,11 @@ fn check(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
 
 /// The optimizer's side of the agreement: the optimized program on the
 /// JIT against the unoptimized program on the interpreter. Error offsets
-/// move with the code, so errors compare by kind; everything else must be
-/// identical, fuel included.
+/// move with the code, so errors compare by kind; fuel follows the code's
+/// lengths, which the optimizer changes (`docs/optimizer.md`), so it is not
+/// compared. Where neither run ran out of fuel everything else must be
+/// identical; a run out of fuel printed a prefix of the other's output,
+/// and ends the comparison (the next run starts from other memory).
 fn check_optimized(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
     let program = Program::new(generate(bytes)).expect("generated modules verify");
     let (optimized, report) = cvm::opt::optimize(&program);
@@ -100,13 +103,37 @@ fn check_optimized(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseEr
     };
     let want = kinds(on_interpreter(&program, limits, 2));
     let got = kinds(on_jit(&optimized, limits, 2));
-    prop_assert_eq!(
-        &got,
-        &want,
-        "program:\n{}\noptimized:\n{}",
-        cvm::asm::disassemble(program.module()),
-        cvm::asm::disassemble(optimized.module())
-    );
+    let listing = || {
+        format!(
+            "program:\n{}\noptimized:\n{}",
+            cvm::asm::disassemble(program.module()),
+            cvm::asm::disassemble(optimized.module())
+        )
+    };
+    prop_assert_eq!(want.len(), got.len());
+    for (w, g) in want.into_iter().zip(got) {
+        let oof = |o: &Outcome| {
+            o.result
+                .as_ref()
+                .err()
+                .is_some_and(|(k, _)| k == "out of fuel")
+        };
+        match (oof(&w), oof(&g)) {
+            (false, false) => {
+                let (w, g) = (Outcome { fuel_used: 0, ..w }, Outcome { fuel_used: 0, ..g });
+                prop_assert_eq!(&g, &w, "{}", listing());
+                continue;
+            }
+            (true, false) => prop_assert!(g.output.starts_with(&w.output), "{}", listing()),
+            (false, true) => prop_assert!(w.output.starts_with(&g.output), "{}", listing()),
+            (true, true) => prop_assert!(
+                w.output.starts_with(&g.output) || g.output.starts_with(&w.output),
+                "{}",
+                listing()
+            ),
+        }
+        break;
+    }
     Ok(())
 }
 

@@ -214,7 +214,9 @@ fn steps_that_wrap_around_fall_back() {
     // Ends exactly at i32::MAX without wrapping: fast with enough fuel.
     let p = program(&near_max(2_147_483_600, 1, i32::MAX));
     let (err, used) = outcome(&p, 4);
-    assert_eq!((err, used), (None, 46));
+    // 46 taken jumps back over 5 instructions (1 each) and the entry of
+    // the 9-instruction main (2).
+    assert_eq!((err, used), (None, 48));
     let e = sweep(&p, &[4], &fuels_upto(used + 1));
     assert!(e.fast >= 4 && e.checked > 0, "{e:?}");
     // The bound is i32::MIN + something, stepping down past i32::MIN.
@@ -383,8 +385,11 @@ fn the_depth_limit_hit_in_the_loop_falls_back() {
         let (err, _) = outcome(&p, depth);
         assert!(matches!(err, Some(TrapKind::CallDepth(_))), "depth {depth}");
     }
-    assert_eq!(outcome(&p, 4), (None, 20));
-    let e = sweep(&p, &[1, 2, 3, 4, 5, 6, 100], &fuels_upto(22));
+    // Five iterations of three `enter`s, four jumps back over 6
+    // instructions, the last `enter` and the entry of the 9-instruction
+    // main (2): 15 + 4 + 1 + 2.
+    assert_eq!(outcome(&p, 4), (None, 22));
+    let e = sweep(&p, &[1, 2, 3, 4, 5, 6, 100], &fuels_upto(24));
     assert!(e.fast > 0 && e.checked > 0, "{e:?}");
     // Too shallow for the loop: never fast.
     let e = sweep(&p, &[1, 2], &[None, Some(100)]);
@@ -440,8 +445,9 @@ L:
 fn errors_in_the_fast_copy_keep_their_offset_and_fuel() {
     let p = program(DIVIDE);
     let (err, used) = outcome(&p, 4);
-    assert_eq!((err, used), (Some(TrapKind::DivisionByZero), 5));
-    let e = sweep(&p, &[4], &fuels_upto(12));
+    // Five taken jumps (1 each) and the entry of the 8-instruction main (2).
+    assert_eq!((err, used), (Some(TrapKind::DivisionByZero), 7));
+    let e = sweep(&p, &[4], &fuels_upto(14));
     assert!(e.fast > 0 && e.checked > 0, "{e:?}");
 }
 

@@ -82,9 +82,11 @@ L:
     );
     let (r, _, used) = both(&p, "main", &[], fuel(100));
     assert_eq!(r, Ok(Completion::Returned(Some(6))));
-    assert_eq!(used, 5);
-    // With exactly 4 units the fifth taken jump fails.
-    let (r, _, _) = both(&p, "main", &[], fuel(4));
+    // The entry of the 4-instruction main (1) and five jumps back over 2
+    // instructions (1 each).
+    assert_eq!(used, 6);
+    // With exactly 5 units the fifth taken jump fails.
+    let (r, _, _) = both(&p, "main", &[], fuel(5));
     assert_eq!(r.expect_err("fuel").kind, TrapKind::OutOfFuel);
 }
 
@@ -116,7 +118,8 @@ fn the_depth_limit_is_exact() {
     let e = r.expect_err("too deep");
     assert_eq!(e.kind, TrapKind::CallDepth(10));
     assert_eq!(e.offset, 11); // the `call down`
-    assert_eq!(used, 9);
+                              // The entry and nine calls of the 8-instruction down, 1 + 8/8 = 2 each.
+    assert_eq!(used, 20);
     let (r, _, _) = both(&p, "down", &[1], limits(0));
     assert_eq!(
         r.expect_err("limit 0 acts as 1").kind,
@@ -218,7 +221,8 @@ fn halt_stops_every_frame() {
     let (r, out, used) = both(&p, "main", &[], fuel(100));
     assert_eq!(r, Ok(Completion::Halted));
     assert_eq!(out, vec![OutputLine::Value(1)]);
-    assert_eq!(used, 2);
+    // The entry of main, the calls of a and b, and the write: 1 each.
+    assert_eq!(used, 4);
 }
 
 #[test]

@@ -32,7 +32,7 @@ use std::str::FromStr;
 /// returning centipawns from White's point of view (Che++ has no function for the side to move).
 pub const HOOK_NAME: &str = "Evaluate";
 
-/// Fuel (calls, backward jumps and the intrinsics' work) for one run of `main()` at the root when
+/// Fuel (calls and backward jumps by the code they pay for, output, and the intrinsics' work) for one run of `main()` at the root when
 /// the search has no deadline (`go depth`, `go infinite`, `go nodes`).
 pub const ROOT_FUEL: u64 = 50_000_000;
 /// Fuel for one call of the leaf hook when the search has no deadline.
@@ -40,11 +40,11 @@ pub const NODE_FUEL: u64 = 200_000;
 
 /// Fuel that runs for at most a millisecond: 100 ns per unit. The slowest times per unit measured
 /// by `benches/src/bin/fuelrate.rs` (every intrinsic with its heaviest arguments on five boards,
-/// and 1,200 generated programs, on both backends, release build) are 29 ns for an intrinsic and
-/// 63 ns for a generated program, so 100 ns leaves a margin of 3.4 over the intrinsics and 1.6
-/// over the generated programs. The figure does not cover straight-line code of hundreds of
-/// instructions between two charges (`docs/cvm.md`, "Fuel", has the figures and that limit).
-/// Fuel is deterministic, so the budget is the same on both backends.
+/// straight-line functions of 1,000 and 4,000 instructions, and 1,200 generated programs, on both
+/// backends, release build) are about 27 ns for an intrinsic, 19 ns for straight-line code (a
+/// call or backward jump charges one unit per 8 instructions under it) and 32 ns for a generated
+/// program, so 100 ns leaves a margin of about 3 over every kind of work (`docs/cvm.md`, "Fuel",
+/// has the figures). Fuel is deterministic, so the budget is the same on both backends.
 pub const FUEL_PER_MS: u64 = 10_000;
 /// The share of the move's time the root run of `main()` may take, in percent.
 pub const ROOT_SHARE_PERCENT: u64 = 5;

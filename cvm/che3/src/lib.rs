@@ -52,7 +52,6 @@ pub mod ast;
 pub mod check;
 pub mod codegen;
 pub mod convert;
-pub mod diag;
 pub mod functions;
 pub mod hir;
 pub mod include;
@@ -61,8 +60,9 @@ pub mod literal;
 pub mod lower;
 pub mod names;
 pub mod parser;
-pub mod source;
 
+/// Sources and diagnostics are the ones every front end shares.
+pub use cvm_frontend::{diag, source};
 pub use diag::{render_runtime_error, Diagnostic, Severity};
 pub use source::{FsLoader, Loader, MemLoader, SourceMap};
 

@@ -2,7 +2,7 @@
 //! each with the source span the diagnostics and the line table point at.
 
 use crate::table::{Cond, Instr, Order, Predefined};
-use chepp::source::Span;
+use cvm_frontend::source::Span;
 
 /// A literal value: what follows a `"` in an argument.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

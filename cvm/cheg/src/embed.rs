@@ -9,8 +9,8 @@
 //! `>m`) and one `literal` line per literal in source form.
 
 use crate::ast::{Entry, Literal, PawnDiff, Program, SideMaterial, Tag};
-use chepp::source::{FileId, Span};
 use cvm::Module;
+use cvm_frontend::source::{FileId, Span};
 use std::fmt::Write as _;
 
 /// The name of the module text.

@@ -34,7 +34,7 @@ pub mod service;
 pub mod table;
 pub mod value;
 
-pub use chepp::{Diagnostic, Severity, SourceMap};
+pub use cvm_frontend::{Diagnostic, Severity, SourceMap};
 pub use runtime::{ChegHost, Report};
 
 use chess_core::Position;
@@ -68,12 +68,12 @@ impl Compilation {
     /// All diagnostics rendered (`file:line:col: error: ...`, the line and
     /// a caret).
     pub fn render_diagnostics(&self) -> String {
-        chepp::diag::render_all(&self.diagnostics, &self.sources)
+        cvm_frontend::render_all(&self.diagnostics, &self.sources)
     }
 
     /// A runtime error rendered with its source line.
     pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
-        chepp::render_runtime_error(error, &self.sources)
+        cvm_frontend::render_runtime_error(error, &self.sources)
     }
 }
 
@@ -118,7 +118,7 @@ pub fn compile_str(name: &str, text: &str) -> Compilation {
 pub fn compile_file(path: &Path) -> Compilation {
     let name = path.display().to_string();
     match std::fs::read(path) {
-        Ok(bytes) => compile_str(&name, &chepp::source::decode(bytes)),
+        Ok(bytes) => compile_str(&name, &cvm_frontend::source::decode(bytes)),
         Err(e) => Compilation {
             program: None,
             module: None,

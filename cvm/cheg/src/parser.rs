@@ -15,8 +15,8 @@ use crate::ast::{
 };
 use crate::lexer::{self, Line, Piece};
 use crate::table::{Cond, Instr, Known, Need, Order, Predefined, Slot, ENTRY_PIECES};
-use chepp::source::{FileId, Span};
-use chepp::Diagnostic;
+use cvm_frontend::source::{FileId, Span};
+use cvm_frontend::Diagnostic;
 use std::collections::HashMap;
 
 /// Parses `text` (file `file` of the source map) into a program; problems

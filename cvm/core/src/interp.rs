@@ -6,7 +6,7 @@
 //! depth before every instruction, so every operand-stack slot has a fixed
 //! place in the frame. [`Interpreter::new`] therefore translates verified CVM
 //! code, once, into a private *register form*: each reachable CVM
-//! instruction becomes at most one [`Op`] whose operands are frame-relative
+//! instruction becomes at most one `Op` whose operands are frame-relative
 //! register numbers (frame slots first, then the operand-stack slots), jump
 //! targets are indices into the translated code, and no stack pointer exists
 //! at run time. A call does not copy its arguments: the callee's frame starts
@@ -407,6 +407,8 @@ struct FuncMeta {
     arity: u32,
     slots: u32,
     frame: u32,
+    /// The fuel a call of the function charges ([`crate::verify::FunctionInfo::call_fuel`]).
+    fuel: u64,
 }
 
 /// A caller's state saved across a call.
@@ -441,6 +443,9 @@ pub struct Interpreter<'p> {
     code: Vec<Op>,
     aux: Vec<Aux>,
     origin: Vec<u32>,
+    /// For each op, the fuel it charges when it jumps backward
+    /// ([`crate::verify::FunctionInfo::jump_fuel`]; 0 for other ops).
+    back_fuel: Vec<u32>,
     funcs: Vec<FuncMeta>,
     memory: Memory,
     advice: Box<AdviceTable>,
@@ -457,6 +462,7 @@ impl<'p> Interpreter<'p> {
             code,
             aux,
             origin,
+            back_fuel,
             funcs,
         } = translate(program);
         Interpreter {
@@ -464,6 +470,7 @@ impl<'p> Interpreter<'p> {
             code,
             aux,
             origin,
+            back_fuel,
             funcs,
             memory: Memory::new(program.module()),
             advice: Box::default(),
@@ -515,8 +522,12 @@ impl<'p> Interpreter<'p> {
         self.regs[..args.len()].copy_from_slice(args);
         self.regs[args.len()..meta.slots as usize].fill(0);
         self.fuel_used = 0;
-        let fuel = self.limits.fuel.unwrap_or(u64::MAX);
+        let limit = self.limits.fuel.unwrap_or(u64::MAX);
+        // The entry charges as a call would (nothing is spent when it
+        // cannot be paid).
+        let fuel = crate::fuel::charge_entry(self.program, func, limit)?;
         let result = self.execute(meta.entry as usize, fuel, host, output, hook);
+        self.fuel_used += limit - fuel;
         result.map_err(|(kind, pc)| RuntimeError::new(kind, self.origin[pc], module))
     }
 
@@ -532,6 +543,7 @@ impl<'p> Interpreter<'p> {
     ) -> Result<Completion, (TrapKind, usize)> {
         let code: &[Op] = &self.code;
         let origin: &[u32] = &self.origin;
+        let back_fuel: &[u32] = &self.back_fuel;
         let aux: &[Aux] = &self.aux;
         let funcs: &[FuncMeta] = &self.funcs;
         let memory = &mut self.memory;
@@ -575,18 +587,26 @@ impl<'p> Interpreter<'p> {
                 }};
             }
             macro_rules! charge {
-                ($at:expr) => {
-                    if fuel == 0 {
+                ($at:expr, $cost:expr) => {
+                    let cost: u64 = $cost;
+                    if fuel < cost {
                         break 'run Err((TrapKind::OutOfFuel, $at));
                     }
-                    fuel -= 1;
+                    fuel -= cost;
+                };
+            }
+            // A backward jump of the op at `$at` charges its span.
+            macro_rules! charge_back {
+                ($at:expr) => {
+                    let at = $at;
+                    charge!(at, u64::from(back_fuel[at]));
                 };
             }
             macro_rules! jump {
                 ($target:expr) => {{
                     let t = $target as usize;
                     if t < pc {
-                        charge!(pc - 1);
+                        charge_back!(pc - 1);
                     }
                     pc = t;
                 }};
@@ -606,7 +626,7 @@ impl<'p> Interpreter<'p> {
                         };
                         let t = w as usize;
                         if t < pc {
-                            charge!(pc - 1);
+                            charge_back!(pc - 1);
                         }
                         pc = t;
                     } else {
@@ -895,14 +915,14 @@ impl<'p> Interpreter<'p> {
                     if depth.saturating_add(k as usize) >= room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
-                    charge!(at);
+                    charge!(at, 1);
                 }
                 Op::EnterF => {
                     let at = pc - 1;
                     if depth + 1 >= room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
-                    charge!(at);
+                    charge!(at, 1);
                     room -= 1;
                 }
                 Op::Leave => room += 1,
@@ -911,9 +931,9 @@ impl<'p> Interpreter<'p> {
                     if depth + 1 >= room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
-                    charge!(at);
                     // SAFETY (index): `func` was range-checked by the verifier.
                     let meta = unsafe { *funcs.get_unchecked(func as usize) };
+                    charge!(at, meta.fuel);
                     let new_bp = bp + base as usize;
                     let need = new_bp + meta.frame as usize;
                     if need > regs_len {
@@ -996,8 +1016,15 @@ impl<'p> Interpreter<'p> {
                         Err(kind) => break 'run Err((kind, pc - 1)),
                     }
                 }
-                Op::Write { r } => output.write_value(r!(r)),
-                Op::TextOut { text } => output.write_text(&texts[text as usize].text),
+                Op::Write { r } => {
+                    charge!(pc - 1, crate::fuel::WRITE_FUEL);
+                    output.write_value(r!(r));
+                }
+                Op::TextOut { text } => {
+                    let text = &texts[text as usize].text;
+                    charge!(pc - 1, crate::fuel::text_fuel(text.len()));
+                    output.write_text(text);
+                }
                 Op::Halt => break 'run Ok(Completion::Halted),
             }
         };
@@ -1160,6 +1187,7 @@ struct Translation {
     code: Vec<Op>,
     aux: Vec<Aux>,
     origin: Vec<u32>,
+    back_fuel: Vec<u32>,
     funcs: Vec<FuncMeta>,
 }
 
@@ -1169,6 +1197,7 @@ fn translate(program: &Program) -> Translation {
     let mut code: Vec<Op> = Vec::new();
     let mut aux: Vec<Aux> = Vec::new();
     let mut origin: Vec<u32> = Vec::new();
+    let mut back_fuel: Vec<u32> = Vec::new();
     let mut funcs = Vec::with_capacity(module.functions.len());
     for (f, info) in module.functions.iter().zip(program.function_infos()) {
         let s = f.frame_slots();
@@ -1178,6 +1207,7 @@ fn translate(program: &Program) -> Translation {
             arity: f.arity(),
             slots: f.frame_slots(),
             frame: f.frame_slots() + f.max_stack,
+            fuel: info.call_fuel(),
         });
         // Ops are emitted with CVM offsets as jump targets; once the
         // function is done, every target is mapped to its op index.
@@ -1445,6 +1475,7 @@ fn translate(program: &Program) -> Translation {
                     Err(_) => {
                         // A wide immediate: a move, then the add in place.
                         origin.push(i.offset);
+                        back_fuel.push(0);
                         code.push(Op::Mov {
                             dst: push,
                             src: ops[0] as Reg,
@@ -1467,9 +1498,14 @@ fn translate(program: &Program) -> Translation {
             };
             code.push(op);
             origin.push(i.offset);
+            // What the op charges when it jumps backward (a function is far
+            // shorter than 2^32 instructions).
+            let back = i.instr.target().map_or(0, |t| info.jump_fuel(i.offset, t));
+            back_fuel.push(u32::try_from(back).unwrap_or(u32::MAX));
             if let Some(w) = word {
                 code.push(Op::Word { w });
                 origin.push(i.offset);
+                back_fuel.push(0);
             }
         }
         // Verified targets are instruction starts of this function, so the
@@ -1494,6 +1530,7 @@ fn translate(program: &Program) -> Translation {
         code,
         aux,
         origin,
+        back_fuel,
         funcs,
     }
 }

@@ -214,8 +214,8 @@ const BONUS_PIECES: &[Param] = &[p("bonus", INT), p("pieces", list(E::Piece))];
 /// Every intrinsic; the index in this table is the `intr` operand, so the
 /// order is part of the `.cmp` format: new intrinsics are appended, never
 /// inserted. The chess functions are documented in `docs/che-reference.md`
-/// ("Chess functions"); their Rust implementations live in
-/// [`crate::chess`].
+/// ("Chess functions"); their Rust implementations live in the private
+/// module `natives`, over the board and advice types of [`cvm_chess`].
 pub const INTRINSICS: &[IntrinsicInfo] = &[
     // IV.3.a
     intr("ListLen", &[p("list", LIST_ANY)], true, calls::list_len,

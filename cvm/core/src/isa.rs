@@ -1,6 +1,6 @@
 //! The CVM instruction set, defined once.
 //!
-//! Every opcode appears exactly once, in the [`isa_table!`] invocation at the
+//! Every opcode appears exactly once, in the `isa_table!` invocation at the
 //! bottom of this file: its name, its opcode word, the kinds of its operand
 //! words and what it does with the storage each names ([`Access`]), its
 //! effect on the operand stack, how control leaves it, the runtime errors it
@@ -400,7 +400,7 @@ pub enum Raises {
     ListBounds,
     /// The call-depth limit was reached.
     Depth,
-    /// The fuel ran out (charged at calls, taken backward jumps and
+    /// The fuel ran out (charged at calls, taken backward jumps, output and
     /// intrinsic calls).
     Fuel,
     /// The intrinsic reported an error (see its documentation).
@@ -648,7 +648,7 @@ isa_table! {
     LNot = 0x46, "lnot", [], Effect::Fixed(&[I], &[I]), Next, [], _,
         "a -> 1 if a = 0 else 0.";
     Jmp = 0x50, "jmp", [Target _], Effect::Fixed(&[], &[]), Jump, [Fuel], _,
-        "Jumps to the target (charging fuel when the target is not after the jump).";
+        "Jumps to the target (charging 1 + floor(s / 8) units of fuel when the target is not after the jump, s the instructions from the target to the jump).";
     Jz = 0x51, "jz", [Target _], Effect::Fixed(&[I], &[]), Branch, [Fuel], (Eq, BranchZero),
         "Pops a value and jumps if it is 0.";
     Jnz = 0x52, "jnz", [Target _], Effect::Fixed(&[I], &[]), Branch, [Fuel], (Ne, BranchZero),
@@ -656,7 +656,7 @@ isa_table! {
     Case = 0x53, "case", [Imm _, Target _], Effect::Case, Branch, [Fuel], _,
         "If the top value equals the immediate, pops it and jumps; otherwise leaves it and falls through.";
     Call = 0x60, "call", [Func _], Effect::Call, Next, [Depth, Fuel], _,
-        "Calls a function with the arguments on the stack (charges one unit of fuel).";
+        "Calls a function with the arguments on the stack (charging 1 + floor(n / 8) units of fuel for a callee of n instructions).";
     Ret = 0x61, "ret", [], Effect::Fixed(&[], &[]), Return, [], _,
         "Returns from a procedure, discarding the frame's operand stack.";
     RetV = 0x62, "retv", [], Effect::Fixed(&[I], &[]), ReturnValue, [], _,
@@ -671,10 +671,10 @@ isa_table! {
         "The entry of an inlined call of a callee that makes calls: checks depth and charges fuel as a call would, and counts one frame against the depth limit until the matching leave.";
     Leave = 0x67, "leave", [], Effect::Fixed(&[], &[]), Next, [], _,
         "The end of an inlined call entered with enter.f: the frame it counted no longer counts.";
-    Write = 0x70, "write", [], Effect::Fixed(&[I], &[]), Next, [], _,
-        "Pops a value and writes it to the output as one line.";
-    TextOut = 0x71, "textout", [Text _], Effect::Fixed(&[], &[]), Next, [], _,
-        "Writes a module text to the output as one line.";
+    Write = 0x70, "write", [], Effect::Fixed(&[I], &[]), Next, [Fuel], _,
+        "Pops a value and writes it to the output as one line, after charging one unit of fuel.";
+    TextOut = 0x71, "textout", [Text _], Effect::Fixed(&[], &[]), Next, [Fuel], _,
+        "Writes a module text to the output as one line, after charging 1 + floor(bytes / 32) units of fuel.";
     AddI = 0x80, "add.i", [Imm _], Effect::Fixed(&[I], &[I]), Next, [], _,
         "a -> a+imm, wrapping (push imm; add).";
     AddL = 0x81, "add.l", [IntLocal R], Effect::Fixed(&[I], &[I]), Next, [], _,

@@ -74,6 +74,7 @@ pub mod analysis;
 pub mod asm;
 pub mod binary;
 pub mod builder;
+pub mod fuel;
 pub mod interp;
 pub mod intrinsics;
 pub mod isa;

@@ -289,9 +289,11 @@ impl Host for NoHost {}
 /// Bounds on one run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Units of fuel the run may spend (one per executed call and per taken
-    /// backward jump, and each intrinsic call's cost, see
-    /// [`crate::intrinsics::cost`]); `None` is unbounded.
+    /// Units of fuel the run may spend (each executed call, the entry
+    /// included, and each taken backward jump charging for the code it pays
+    /// for, see [`crate::fuel`]; each output line by its size; each
+    /// intrinsic call its cost, see [`crate::intrinsics::cost`]); `None` is
+    /// unbounded.
     pub fuel: Option<u64>,
     /// The deepest call nesting allowed; the embedder's call is depth 1.
     pub max_depth: u32,

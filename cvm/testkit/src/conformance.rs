@@ -258,6 +258,17 @@ impl Case {
         )
         .map_err(|e| format!("{name}: {e}"))?;
         let result = outcome.result;
+        if backend == Backend::Interp {
+            // Every case keeps fuel's bound on the instructions it runs.
+            crate::oracle::check_call_fuel_bound(
+                &program,
+                func,
+                &self.args,
+                self.limits,
+                &mut CaseHost(self.board),
+            )
+            .map_err(|e| format!("{name}: {e}"))?;
+        }
         if let Some(want) = self.expect.fuel_used {
             if outcome.fuel_used != want {
                 return Err(format!(

@@ -35,10 +35,10 @@ impl Lower<'_, '_> {
                 self.ret_value(v);
             }
             Opcode::Enter => {
-                self.call_checks(ops[0], offset);
+                self.call_checks(ops[0], 1, offset);
             }
             Opcode::EnterF => {
-                let left = self.call_checks(1, offset);
+                let left = self.call_checks(1, 1, offset);
                 self.b.def_var(self.depth_left, left);
             }
             Opcode::Leave => {
@@ -75,12 +75,15 @@ impl Lower<'_, '_> {
                 self.set(d - 1, v);
             }
             Opcode::Write => {
+                self.charge_n(cvm::fuel::WRITE_FUEL, offset);
                 let v = self.get(d - 1);
                 let call = self.b.ins().call(self.env.write, &[self.ctx, v]);
                 let r = self.b.inst_results(call)[0];
                 self.check_shim(r, offset);
             }
             Opcode::TextOut => {
+                let bytes = self.env.module.texts[ops[0] as usize].text.len();
+                self.charge_n(cvm::fuel::text_fuel(bytes), offset);
                 let t = self.b.ins().iconst(types::I32, i64::from(ops[0]));
                 let call = self.b.ins().call(self.env.textout, &[self.ctx, t]);
                 let r = self.b.inst_results(call)[0];
@@ -115,7 +118,9 @@ impl Lower<'_, '_> {
     pub(super) fn call(&mut self, callee: u32, d: u32, offset: u32) {
         let arity = self.env.module.functions[callee as usize].arity();
         let returns = self.env.module.functions[callee as usize].returns_value;
-        let depth = self.call_checks(1, offset);
+        // A spliced call charges what the native call would.
+        let cost = self.env.infos[callee as usize].call_fuel();
+        let depth = self.call_checks(1, cost, offset);
         if self.splice_call(callee, d, depth, offset) {
             return;
         }
@@ -133,15 +138,15 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The checks of a call `k` frames deeper than the current one: depth
-    /// first, then fuel, as the interpreter makes them. Returns the
-    /// `depth_left` one frame down.
-    pub(super) fn call_checks(&mut self, k: u32, offset: u32) -> Value {
+    /// The checks of a call `k` frames deeper than the current one that
+    /// charges `cost`: depth first, then fuel, as the interpreter makes
+    /// them. Returns the `depth_left` one frame down.
+    pub(super) fn call_checks(&mut self, k: u32, cost: u64, offset: u32) -> Value {
         let left = self.b.use_var(self.depth_left);
         if self.fast.is_some() {
-            // The loop's guard proved the depth enough (and `charge`
+            // The loop's guard proved the depth enough (and `charge_n`
             // charges without a test).
-            self.charge(offset);
+            self.charge_n(cost, offset);
             return self.b.ins().iadd_imm_s(left, -1);
         }
         let too_deep = self
@@ -149,7 +154,7 @@ impl Lower<'_, '_> {
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, left, i64::from(k));
         self.trap_if(too_deep, Some(trap::CALL_DEPTH), offset, None, None);
-        self.charge(offset);
+        self.charge_n(cost, offset);
         self.b.ins().iadd_imm_s(left, -1)
     }
 

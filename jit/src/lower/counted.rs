@@ -55,10 +55,10 @@ pub(super) struct Fast {
     pub(super) blocks: HashMap<u32, Block>,
     /// Offsets of the accesses whose bounds the guard proved.
     pub(super) proven: HashSet<u32>,
-    /// Whether every edge back to the header is a charged jump. The copy
-    /// then charges those jumps' unit at the top of the header instead of
-    /// on the edge (the guard adds one unit for the entry), so a back edge
-    /// is a plain branch.
+    /// Whether every edge back to the header is a charged jump, each
+    /// charging the same. The copy then charges that at the top of the
+    /// header instead of on the edge (the guard adds as much for the
+    /// entry), so a back edge is a plain branch.
     pub(super) charged: bool,
     /// A counter the copy increments at the top of the header instead of
     /// at its latch ([`Rotation`]).
@@ -132,10 +132,12 @@ impl Lower<'_, '_> {
                 let entry = self.b.create_block();
                 self.b.ins().brif(ok, entry, &[], ordinary, &[]);
                 self.b.switch_to_block(entry);
-                // The header charges one unit; the entry is no back edge.
-                // (Wrapping: i64::MAX + 1 - 1 is i64::MAX again.)
+                // The header charges a back edge's fuel; the entry is no
+                // back edge. (Wrapping: i64::MAX + c - c is i64::MAX again;
+                // a back edge charges far less than 2^63.)
                 let fuel = self.b.use_var(self.fuel);
-                let more = self.b.ins().iadd_imm_s(fuel, 1);
+                let c = i64::try_from(lp.back_edge_fuel).unwrap_or(i64::MAX);
+                let more = self.b.ins().iadd_imm_s(fuel, c);
                 self.b.def_var(self.fuel, more);
                 if let Some(r) = rotated {
                     // The header adds the one back (wrapping both ways).
@@ -172,6 +174,7 @@ impl Lower<'_, '_> {
             Some(f) => (f.charged_header(), f.rotated),
             None => return,
         };
+        let back_edge_fuel = lp.back_edge_fuel;
         for (n, i) in body(info, lp) {
             let Some(depth) = i.depth else { continue };
             let leader = self
@@ -185,7 +188,7 @@ impl Lower<'_, '_> {
                 }
                 self.enter(block);
                 if charged_header == Some(i.offset) {
-                    self.charge(i.offset);
+                    self.charge_n(back_edge_fuel, i.offset);
                     if let Some(r) = rotated {
                         let v = self.slot(r.slot);
                         let now = self.b.ins().iadd_imm_s(v, 1);

@@ -276,7 +276,7 @@ pub(crate) struct Lower<'a, 'b> {
     trap_exits: [Option<Block>; 3],
     /// Fuel-charging blocks of backward edges still to be filled: the
     /// block, the jump's offset and the jump's target block.
-    pending: Vec<(Block, u32, Block)>,
+    pending: Vec<(Block, u32, u64, Block)>,
     /// Whether the builder is positioned in a block that can take more
     /// instructions.
     open: bool,
@@ -576,11 +576,6 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.open = true;
     }
 
-    /// Charges one unit of fuel, or stops with out-of-fuel at `offset`.
-    fn charge(&mut self, offset: u32) {
-        self.charge_n(1, offset);
-    }
-
     /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`
     /// (taking nothing) when fewer are left.
     pub(crate) fn charge_n(&mut self, n: u64, offset: u32) {
@@ -651,17 +646,18 @@ impl<'a, 'b> Lower<'a, 'b> {
             // The header charges the unit.
             return dest;
         }
+        let cost = self.info.jump_fuel(offset, target);
         let charge = self.b.create_block();
-        self.pending.push((charge, offset, dest));
+        self.pending.push((charge, offset, cost, dest));
         charge
     }
 
     /// Fills the fuel-charging blocks made by [`Lower::edge`]; the builder
     /// must be in a terminated block.
     fn flush(&mut self) {
-        while let Some((block, offset, dest)) = self.pending.pop() {
+        while let Some((block, offset, cost, dest)) = self.pending.pop() {
             self.b.switch_to_block(block);
-            self.charge(offset);
+            self.charge_n(cost, offset);
             self.b.ins().jump(dest, &[]);
         }
         self.open = false;

@@ -164,7 +164,7 @@ struct RunArgs {
     /// The position (default: the initial position).
     #[arg(long, default_value = STARTPOS_FEN)]
     fen: String,
-    /// Bound on calls plus backward jumps (default: unbounded).
+    /// Fuel bound: calls and backward jumps by the code they run, output, intrinsics' work (default: unbounded).
     #[arg(long)]
     fuel: Option<u64>,
     /// CHEG programs: plies of the search behind TRY, PLAYB and PLAN.

@@ -8,7 +8,7 @@ use std::time::Duration;
 pub struct Limits {
     /// Largest request body, in bytes (the source and the position travel in it).
     pub body_bytes: usize,
-    /// Fuel of one run of `main()` (calls plus backward jumps).
+    /// Fuel of one run of `main()` (`docs/cvm.md`, "Fuel").
     pub fuel: u64,
     /// Wall-clock time one request may take before it is answered with an error.
     pub request_time: Duration,

@@ -6,18 +6,9 @@
 
 use chess_core::chess_move::Move;
 
-/// One step of xorshift64*.
-fn next(state: &mut u64) -> u64 {
-    let mut x = *state;
-    if x == 0 {
-        x = 0x9E37_79B9_7F4A_7C15;
-    }
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-}
+// One step of the engine's xorshift64* generator (the search's random
+// move choice uses the same one).
+use crate::search::searcher::next_random as next;
 
 /// Picks one of `moves` with probability `weight / total weight`, using `seed`; `None` when the
 /// list is empty or every weight is 0.

@@ -184,7 +184,7 @@ fn lmr_table() -> Box<[[u8; 64]; 64]> {
 }
 
 /// A small deterministic generator for the random move choice (xorshift64*).
-fn next_random(state: &mut u64) -> u64 {
+pub(crate) fn next_random(state: &mut u64) -> u64 {
     let mut x = *state;
     if x == 0 {
         x = 0x9E37_79B9_7F4A_7C15;

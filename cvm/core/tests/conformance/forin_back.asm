@@ -1,6 +1,10 @@
 ; Inverted for-in loops (forl.b / forx.b): the same elements, the same fuel
-; as the plain form: one unit per element (the last through `fuel 1`).
-;! fuel 7
+; as the plain form: one unit per element (the last through `fuel 1`; each
+; backward jump spans fewer than 8 instructions), plus the entry of main
+; (14 instructions: 1 + 14/8 = 2), the call of sum (8: 1 + 8/8 = 2) and
+; the four writes (1 each): 3 + 3 + 2 + 2 + 4 = 14 units, exactly enough.
+;! fuel 14
+;! fuel-used 14
 ;! out 4
 ;! out 5
 ;! out 6

@@ -1,5 +1,7 @@
-; Forward jumps are free: fuel 0 runs straight-line code with forward branches.
-;! fuel 0
+; Forward jumps are free: the entry's unit (7 instructions) runs
+; straight-line code with forward branches.
+;! fuel 1
+;! fuel-used 1
 ;! result 1
 .func main params 0 lists 0 locals 0 stack 1 value
     push 1

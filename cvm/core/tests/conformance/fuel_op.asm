@@ -1,5 +1,6 @@
-; fuel k charges k units: 2 + 3 = 5 units fit a limit of 5.
-;! fuel 5
+; fuel k charges k units: the entry's 1 + 2 + 3 = 6 units fit a limit of 6.
+;! fuel 6
+;! fuel-used 6
 ;! result 1
 .func main params 0 lists 0 locals 0 stack 1 value
     fuel 2

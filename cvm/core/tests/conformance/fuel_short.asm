@@ -1,5 +1,7 @@
-; One unit less and the 10th backward jump runs out of fuel.
-;! fuel 10
+; One unit less than fuel_exact.asm and the 10th backward jump runs out of
+; fuel.
+;! fuel 12
+;! fuel-used 12
 ;! error out-of-fuel at main:L_back
 .func f params 0 lists 0 locals 0 stack 1 value
     push 0

@@ -1,5 +1,7 @@
-; A backward jl*.li charges fuel when taken: 4 iterations need 3 units... plus one.
-;! fuel 3
+; A backward jl*.li charges fuel when taken: the entry's unit and four taken
+; jumps need 5 units; with 4 the fourth jump fails.
+;! fuel 4
+;! fuel-used 4
 ;! error out-of-fuel at main:L_back
 .func main params 0 lists 0 locals 1 stack 1 value
 .slots i

@@ -1,5 +1,7 @@
-; inc.jlt.li: five trips, four taken backward jumps (fuel 4 is exactly enough).
-;! fuel 4
+; inc.jlt.li: five trips, four taken backward jumps, plus the entry's unit
+; and a unit for each of the five writes (fuel 10 is exactly enough).
+;! fuel 10
+;! fuel-used 10
 ;! out 1
 ;! out 2
 ;! out 3

@@ -1,5 +1,7 @@
-; One unit less and the fourth backward jump fails.
-;! fuel 3
+; The entry, four writes and three jumps use all 8 units: the fourth
+; backward jump fails.
+;! fuel 8
+;! fuel-used 8
 ;! out 1
 ;! out 2
 ;! out 3

@@ -1,10 +1,11 @@
-; One unit short of ExchngCtrl(w, ..)'s 1980: the call fails before doing
-; anything and no fuel is taken. The list is a parameter here, so neither
-; backend knows it before run time.
+; One unit short of ExchngCtrl(w, ..)'s 1980 after the entry (1) and the
+; call of f (1): the intrinsic call fails before doing anything and takes
+; no fuel. The list is a parameter here, so neither backend knows it before
+; run time.
 ;! call main2
-;! fuel 1979
+;! fuel 1981
 ;! error out-of-fuel at f:L_call
-;! fuel-used 1
+;! fuel-used 2
 .list sq 1 = 80
 .func f params 0 lists 1 locals 0 stack 2 value
 .slots l

@@ -77,7 +77,7 @@ mod values;
 use cfg::{Cfg, Dominators};
 use cvm::intrinsics::{cost_bound, cost_folded, cost_folded_bound, Arg, INTRINSICS};
 use cvm::isa::{Effect, Form, Instr, Opcode, OperandKind, Raises, Rel};
-use cvm::module::Function;
+use cvm::module::{Function, TextDef};
 use cvm::verify::FunctionInfo;
 use cvm::Memory;
 use std::collections::{BTreeMap, HashMap};
@@ -222,6 +222,10 @@ pub(crate) struct CountedLoop {
     /// header, at or before it), so that the fast copy may charge them at
     /// the top of the header and branch straight back.
     pub back_edges_charged: bool,
+    /// What each edge back to the header charges when they are charged
+    /// there ([`CountedLoop::back_edges_charged`]): the back edges then all
+    /// charge this same amount ([`FunctionInfo::jump_fuel`]).
+    pub back_edge_fuel: u64,
     /// For each `enter.f` nesting level `o` (relative to the header) at
     /// which the body makes depth tests, the largest `k` tested there: the
     /// fast copy needs `depth_left - o > k` (unsigned) for each.
@@ -279,6 +283,7 @@ impl Lists<'_> {
 pub(crate) fn counted_loops(
     f: &Function,
     info: &FunctionInfo,
+    texts: &[TextDef],
     lists: Lists<'_>,
 ) -> Vec<CountedLoop> {
     if !cfg::has_backward_jump(info) {
@@ -289,6 +294,7 @@ pub(crate) fn counted_loops(
     let scope = Scope {
         f,
         info,
+        texts,
         lists,
         g: &g,
         dom: &dom,
@@ -303,6 +309,8 @@ pub(crate) fn counted_loops(
 struct Scope<'a> {
     f: &'a Function,
     info: &'a FunctionInfo,
+    /// The module's texts (a `textout` charges by its text's length).
+    texts: &'a [TextDef],
     lists: Lists<'a>,
     g: &'a Cfg,
     dom: &'a Dominators,
@@ -346,6 +354,11 @@ fn analyze_loop(scope: &Scope<'_>, h: usize, latches: &[usize]) -> Option<Counte
     let (mut ivs, test_at, test) = governing_test(&slots, &scanned)?;
     let accesses = proven_accesses(scope, &body, &slots, &scanned, &mut ivs, test_at);
     let header = scope.offset(h);
+    // The back edges can be charged at the header only if they all charge
+    // the same (the first one's charge).
+    let back_edge_fuel = latches
+        .first()
+        .map_or(0, |&l| scope.info.jump_fuel(scope.offset(l), header));
     Some(CountedLoop {
         header,
         body: body.nodes.iter().map(|&v| scope.offset(v)).collect(),
@@ -359,7 +372,9 @@ fn analyze_loop(scope: &Scope<'_>, h: usize, latches: &[usize]) -> Option<Counte
                 && scope.offset(l) >= header
                 && i.opcode.info().flow == cvm::isa::Flow::Branch
                 && !is_for_step(i.opcode)
+                && scope.info.jump_fuel(scope.offset(l), header) == back_edge_fuel
         }),
+        back_edge_fuel,
         depth,
     })
 }
@@ -517,7 +532,7 @@ fn frame_and_fuel(scope: &Scope<'_>, body: &Body) -> Option<(Vec<(i32, u32)>, u6
                 None => depth.push((o, k)),
             }
         }
-        fuel = fuel.saturating_add(charge(scope.offset(v), instr));
+        fuel = fuel.saturating_add(charge(scope, scope.offset(v), instr));
         for &w in &g.succ[v] {
             if w == body.header {
                 if out != 0 {
@@ -1014,18 +1029,27 @@ fn intrinsic_charge(instr: &Instr, args: &[AVal], lists: Lists<'_>) -> Option<u6
 /// The most fuel the instruction at `offset` can charge, but for intrinsic
 /// calls (whose charge depends on their arguments: [`intrinsic_charge`]).
 /// An instruction the table says never charges charges nothing; a jump
-/// charges when its target is at or before it; the others are named (a
+/// charges its span when its target is at or before it
+/// ([`FunctionInfo::jump_fuel`]); the others are named (a
 /// test keeps this list in step with the table).
-fn charge(offset: u32, instr: &Instr) -> u64 {
+fn charge(scope: &Scope<'_>, offset: u32, instr: &Instr) -> u64 {
     if !instr.opcode.info().raises.contains(&Raises::Fuel) {
         return 0;
     }
-    let jump_back = instr.target().is_some_and(|t| t <= offset);
+    let info = scope.info;
     match instr.opcode {
-        Opcode::Enter | Opcode::EnterF | Opcode::Call => 1,
+        Opcode::Enter | Opcode::EnterF => 1,
+        Opcode::Write => cvm::fuel::WRITE_FUEL,
+        Opcode::TextOut => scope
+            .texts
+            .get(instr.operands[0] as usize)
+            .map_or(u64::MAX, |t| cvm::fuel::text_fuel(t.text.len())),
+        // A loop with a call gets no fast copy (`Body::find`); were one
+        // analysed, an unknown charge keeps it out.
+        Opcode::Call => u64::MAX,
         Opcode::Fuel => u64::from(instr.operands[0]),
         Opcode::Intr | Opcode::PatAll | Opcode::PatAny => 0,
-        _ => u64::from(jump_back),
+        _ => instr.target().map_or(0, |t| info.jump_fuel(offset, t)),
     }
 }
 
@@ -1051,6 +1075,8 @@ mod tests {
                                 | Opcode::EnterF
                                 | Opcode::Call
                                 | Opcode::Fuel
+                                | Opcode::Write
+                                | Opcode::TextOut
                                 | Opcode::Intr
                                 | Opcode::PatAll
                                 | Opcode::PatAny

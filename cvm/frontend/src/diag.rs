@@ -1,20 +1,24 @@
-//! Diagnostics: what is wrong, where, and how it is shown.
+//! Compiler diagnostics: what went wrong, where, and how to show it.
 //!
-//! Every stage of the front end records problems as [`Diagnostic`]s and goes
-//! on, so that one run reports every independent error. A diagnostic renders
-//! the way the `che` command line promises for every dialect: a grep-able
-//! `file:line:col: error: message` headline, then the source line with a
-//! caret (drawn by `codespan-reporting`), then notes and help:
+//! The original Che++ compiler stopped at the first error and its
+//! explanations "followed the compiler's inner logic rather than the
+//! user's". Every front end of the project (Che++, Nimzo 3 Che, CHEG)
+//! instead collects every independent problem of a run as a [`Diagnostic`]
+//! with a primary [`Span`], optional secondary spans and notes, and renders
+//! each one the same way, as the `che` command line promises:
 //!
 //! ```text
-//! french.che3:4:22: error: cannot find pattern `wCstl`
-//!   --> french.che3:4:22
+//! main.che:4:7: error: cannot find `hasi` in this scope
+//!   --> main.che:4:7
 //!   |
-//! 4 | advice a1 wKsCstl { wCstl } goodsqrs(wN d4);
-//!   |                     ^^^^^ not defined
+//! 4 | susi:=hasi+1;
+//!   |       ^^^^ not declared
 //!   |
-//!   = help: a pattern with a similar spelling exists: `wCstld`
+//!   = help: a name with a similar spelling exists: `hansi`
 //! ```
+//!
+//! The first line is the grep-able `file:line:col: severity: message`; the
+//! snippet below it comes from `codespan-reporting`.
 
 use crate::source::{SourceMap, Span};
 use codespan_reporting::diagnostic as cs;
@@ -25,9 +29,9 @@ use std::fmt;
 /// How serious a diagnostic is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Severity {
-    /// The program is not compiled.
+    /// Compilation fails.
     Error,
-    /// The program compiles, but probably does not do what was meant.
+    /// Compilation goes on; the program is probably not what was meant.
     Warning,
 }
 
@@ -40,20 +44,20 @@ impl fmt::Display for Severity {
     }
 }
 
-/// One message of the front end.
+/// One message of the compiler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
     /// The headline.
     pub message: String,
-    /// The place, when the problem has one.
+    /// Where, if the problem has a place in the source.
     pub span: Option<Span>,
-    /// The short text under the caret.
+    /// A short text under the caret.
     pub label: String,
-    /// Further places with their own short texts.
+    /// Further places, each with its own short text.
     pub secondary: Vec<(Span, String)>,
-    /// `note: ...` and `help: ...` lines after the snippet.
+    /// `note: ...` and `help: ...` lines shown after the snippet.
     pub notes: Vec<String>,
 }
 
@@ -74,7 +78,7 @@ impl Diagnostic {
         Diagnostic::new(Severity::Error, Some(span), message)
     }
 
-    /// An error without a place (an unreadable main file).
+    /// An error without a source position (a missing `main`, say).
     pub fn global_error(message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Error, None, message)
     }
@@ -127,26 +131,28 @@ impl Diagnostic {
         }
     }
 
-    /// The headline, the source snippet with its caret, and the notes; ends
-    /// with an empty line.
+    /// The full text: headline, source snippet with caret, notes. Ends with
+    /// a newline.
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut out = self.headline(sources);
         out.push('\n');
-        let Some(span) = self.span else {
+        if self.span.is_none() {
             for note in &self.notes {
                 out.push_str(&format!("  = {note}\n"));
             }
             out.push('\n');
             return out;
-        };
+        }
         let severity = match self.severity {
             Severity::Error => cs::Severity::Error,
             Severity::Warning => cs::Severity::Warning,
         };
-        let mut labels =
-            vec![cs::Label::primary(span.file, span.range()).with_message(&self.label)];
-        for (s, text) in &self.secondary {
-            labels.push(cs::Label::secondary(s.file, s.range()).with_message(text));
+        let mut labels = Vec::new();
+        if let Some(span) = self.span {
+            labels.push(cs::Label::primary(span.file, span.range()).with_message(&self.label));
+        }
+        for (span, text) in &self.secondary {
+            labels.push(cs::Label::secondary(span.file, span.range()).with_message(text));
         }
         let diagnostic = cs::Diagnostic::new(severity)
             .with_message(&self.message)
@@ -160,7 +166,7 @@ impl Diagnostic {
         let mut buffer = Vec::new();
         if term::emit_to_io_write(&mut buffer, &config, sources, &diagnostic).is_ok() {
             let text = String::from_utf8_lossy(&buffer);
-            // codespan's first line repeats the headline without the place.
+            // The first line repeats the headline without its position.
             let body = text.split_once('\n').map_or("", |(_, rest)| rest);
             for line in body.lines() {
                 out.push_str(line.trim_end());
@@ -171,37 +177,42 @@ impl Diagnostic {
                 out.push_str(&format!("  = {note}\n"));
             }
         }
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
         out
     }
 }
 
-/// Renders diagnostics one after another.
+/// Renders diagnostics one after the other.
 pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
     diagnostics.iter().map(|d| d.render(sources)).collect()
 }
 
-/// Renders a runtime error of a compiled Che program like a compile error,
-/// with the source line and a caret, when the line table and the sources
-/// know the place; otherwise the error's own text.
+/// Renders a runtime error like a compile error: `file:line:col: error:`,
+/// the source line and a caret, when the module's line table and the
+/// sources know the place; otherwise the error's own text.
 pub fn render_runtime_error(error: &RuntimeError, sources: &SourceMap) -> String {
     if let Some(pos) = &error.pos {
         if let Some(span) = sources
             .find(&pos.file)
             .and_then(|f| sources.span_at(f, pos.line, pos.col))
         {
-            let d = Diagnostic::error(span, error.kind.to_string())
-                .note(format!("at code offset {}", error.offset));
-            let text = d.render(sources);
+            let mut d = Diagnostic::error(span, error.kind.to_string());
+            d.notes
+                .push(format!("note: at code offset {}", error.offset));
+            let mut text = d.render(sources);
+            // Keep the position exactly as the line table has it.
             if let Some((_, rest)) = text.split_once('\n') {
-                return format!("{error}\n{rest}");
+                text = format!("{error}\n{rest}");
             }
+            return text;
         }
     }
     format!("{error}\n")
 }
 
-/// The diagnostics of one compilation, in the order found; an exact
-/// repetition is kept once.
+/// The diagnostics of one compilation, in the order they were found.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     list: Vec<Diagnostic>,
@@ -215,12 +226,17 @@ impl Diagnostics {
         }
     }
 
-    /// True when an error was recorded.
+    /// True when at least one error was recorded.
     pub fn has_errors(&self) -> bool {
         self.list.iter().any(Diagnostic::is_error)
     }
 
-    /// The diagnostics.
+    /// Number of errors.
+    pub fn error_count(&self) -> usize {
+        self.list.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// All diagnostics.
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.list
     }

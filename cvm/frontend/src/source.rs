@@ -1,15 +1,17 @@
-//! Source files, spans and where included files are found.
+//! Source files, spans and file loading, shared by every front end.
 //!
-//! A Che program is a main file and the files it includes. All of their
-//! text lives in one [`SourceMap`]; everything after the lexer refers to
-//! text by [`Span`] (a file and a byte range), so that a diagnostic can show
-//! its line and the code generator can record `file:line:col` in the line
-//! table.
+//! Every byte a front end reads lives in one [`SourceMap`]: the main file
+//! and every file it includes. Tokens, syntax nodes and diagnostics refer to
+//! text by [`Span`] (file and byte range), so a message can always show the
+//! line it is about, and a code generator can turn a span into the
+//! `file:line:col` of the CVM line table.
 //!
-//! Files are read through a [`Loader`]: [`FsLoader`] reads the disk (the
-//! command line, the engine), [`MemLoader`] serves files from memory (tests,
-//! fuzzing, embedders). Nimzo 3's files were written on DOS machines, so a
-//! file that is not valid UTF-8 is read as Latin-1 ([`decode`]).
+//! Files are read through a [`Loader`], so tests and embedders compile from
+//! memory ([`MemLoader`]) exactly as the command line compiles from disk
+//! ([`FsLoader`]). Bytes become text through [`decode`]: UTF-8 when valid,
+//! otherwise Latin-1 (the Nimzo files were written on DOS machines with
+//! German comments), and a byte-order mark is dropped. Where an `include`
+//! looks is each front end's own rule.
 
 use codespan_reporting::files::{self, Files};
 use std::collections::HashMap;
@@ -32,7 +34,7 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span from byte `lo` to byte `hi` of `file`.
+    /// A span from `lo` to `hi` in `file`.
     pub fn new(file: FileId, lo: usize, hi: usize) -> Span {
         Span {
             file,
@@ -41,7 +43,8 @@ impl Span {
         }
     }
 
-    /// The smallest span covering both (or `self` when the files differ).
+    /// The smallest span covering `self` and `other` (same file assumed;
+    /// otherwise `self`).
     pub fn to(self, other: Span) -> Span {
         if self.file != other.file {
             return self;
@@ -59,57 +62,26 @@ impl Span {
     }
 }
 
-/// One loaded file.
+/// One loaded source file.
 #[derive(Clone, Debug)]
 pub struct SourceFile {
-    /// The name shown in diagnostics and stored in the line table.
+    /// The name shown in diagnostics and recorded in the line table.
     pub name: String,
-    /// Where the file was read from; its folder is searched first by the
-    /// file's own `include` lines.
+    /// Where the file came from (for resolving its own includes); `None`
+    /// for the bundled standard library.
     pub path: Option<PathBuf>,
-    /// The decoded text.
+    /// The text.
     pub text: String,
     line_starts: Vec<usize>,
 }
 
-impl SourceFile {
-    fn new(name: String, path: Option<PathBuf>, mut text: String) -> SourceFile {
-        if text.starts_with('\u{feff}') {
-            text.drain(..'\u{feff}'.len_utf8());
-        }
-        let line_starts = files::line_starts(&text).collect();
-        SourceFile {
-            name,
-            path,
-            text,
-            line_starts,
-        }
-    }
+/// The byte-order mark some editors put at the start of a UTF-8 file.
+const BOM: char = '\u{feff}';
 
-    fn line_of(&self, at: usize) -> usize {
-        match self.line_starts.binary_search(&at) {
-            Ok(line) => line,
-            Err(next) => next.saturating_sub(1),
-        }
-    }
-
-    /// The byte range of 0-based `line` without its line break.
-    fn line_range(&self, line: usize) -> Option<Range<usize>> {
-        let start = *self.line_starts.get(line)?;
-        let end = self
-            .line_starts
-            .get(line + 1)
-            .copied()
-            .unwrap_or(self.text.len());
-        let text = self.text.get(start..end)?;
-        Some(start..start + text.trim_end_matches(['\n', '\r']).len())
-    }
-}
-
-/// The text of a file's bytes: UTF-8 when the bytes are valid UTF-8,
-/// otherwise Latin-1, each byte being the character of the same number (so
-/// a German comment written on DOS reads as written). A byte-order mark at
-/// the start is dropped.
+/// The text of a source file's bytes: UTF-8 when they are valid UTF-8,
+/// otherwise Latin-1 (every byte is the character with the same code, so
+/// `ä` written as the single byte `0xE4` reads as `ä`). A leading
+/// byte-order mark is dropped.
 pub fn decode(mut bytes: Vec<u8>) -> String {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
@@ -120,7 +92,43 @@ pub fn decode(mut bytes: Vec<u8>) -> String {
     }
 }
 
-/// Every file of one compilation.
+impl SourceFile {
+    fn new(name: String, path: Option<PathBuf>, mut text: String) -> SourceFile {
+        if text.starts_with(BOM) {
+            text.drain(..BOM.len_utf8());
+        }
+        let line_starts = files::line_starts(&text).collect();
+        SourceFile {
+            name,
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// The 0-based line containing byte `at`.
+    fn line_of(&self, at: usize) -> usize {
+        match self.line_starts.binary_search(&at) {
+            Ok(line) => line,
+            Err(next) => next.saturating_sub(1),
+        }
+    }
+
+    /// The byte range of 0-based line `line`, without its line break.
+    fn line_range(&self, line: usize) -> Option<Range<usize>> {
+        let start = *self.line_starts.get(line)?;
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let text = self.text.get(start..end)?;
+        let trimmed = text.trim_end_matches(['\n', '\r']).len();
+        Some(start..start + trimmed)
+    }
+}
+
+/// All source files of one compilation.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
@@ -132,7 +140,7 @@ impl SourceMap {
         SourceMap::default()
     }
 
-    /// Adds a file and returns its id; a leading byte-order mark is dropped.
+    /// Adds a file; returns its id. A leading byte-order mark is dropped.
     pub fn add(&mut self, name: &str, path: Option<PathBuf>, text: String) -> FileId {
         self.files
             .push(SourceFile::new(name.to_string(), path, text));
@@ -144,12 +152,12 @@ impl SourceMap {
         self.files.get(id.0 as usize)
     }
 
-    /// All files, in the order they were read.
+    /// All files, by id.
     pub fn files(&self) -> &[SourceFile] {
         &self.files
     }
 
-    /// The first file shown under `name`.
+    /// The first file with the given display name.
     pub fn find(&self, name: &str) -> Option<FileId> {
         self.files
             .iter()
@@ -157,8 +165,7 @@ impl SourceMap {
             .map(|i| FileId(i as u32))
     }
 
-    /// The 1-based line and column (counted in characters) where a span
-    /// starts.
+    /// The 1-based line and column (in characters) of the start of a span.
     pub fn line_col(&self, span: Span) -> (u32, u32) {
         let Some(file) = self.get(span.file) else {
             return (1, 1);
@@ -170,21 +177,25 @@ impl SourceMap {
         (line as u32 + 1, col as u32 + 1)
     }
 
-    /// A one-character span at 1-based `line` and `col` of `file` (clamped
-    /// to the end of the line).
+    /// The span of 1-based `line` and `col` in `file`, one character wide
+    /// (clamped to the line).
     pub fn span_at(&self, file: FileId, line: u32, col: u32) -> Option<Span> {
         let f = self.get(file)?;
         let range = f.line_range((line as usize).checked_sub(1)?)?;
         let text = f.text.get(range.clone())?;
-        let (mut lo, mut hi) = (range.end, range.end);
-        if let Some((at, c)) = text.char_indices().nth((col as usize).saturating_sub(1)) {
-            lo = range.start + at;
-            hi = lo + c.len_utf8();
+        let mut lo = range.end;
+        let mut hi = range.end;
+        for (i, (at, c)) in text.char_indices().enumerate() {
+            if i + 1 == col as usize {
+                lo = range.start + at;
+                hi = lo + c.len_utf8();
+                break;
+            }
         }
         Some(Span::new(file, lo, hi))
     }
 
-    /// The text a span covers.
+    /// The text of a span.
     pub fn text(&self, span: Span) -> &str {
         self.get(span.file)
             .and_then(|f| f.text.get(span.range()))
@@ -210,10 +221,8 @@ impl<'a> Files<'a> for SourceMap {
     }
 
     fn line_index(&'a self, id: FileId, byte_index: usize) -> Result<usize, files::Error> {
-        Ok(self
-            .get(id)
-            .ok_or(files::Error::FileMissing)?
-            .line_of(byte_index))
+        let f = self.get(id).ok_or(files::Error::FileMissing)?;
+        Ok(f.line_of(byte_index))
     }
 
     fn line_range(&'a self, id: FileId, line_index: usize) -> Result<Range<usize>, files::Error> {
@@ -239,11 +248,11 @@ impl<'a> Files<'a> for SourceMap {
 
 /// Reads source files for the compiler.
 pub trait Loader {
-    /// The text of the file at `path`, its bytes passed through [`decode`].
+    /// The text of the file at `path` (file bytes go through [`decode`]).
     fn load(&self, path: &Path) -> std::io::Result<String>;
 
-    /// A key that two paths naming the same file share (files are included
-    /// once); the path itself by default.
+    /// A key that is equal for two paths naming the same file (used to
+    /// include each file once). The default is the path itself.
     fn identity(&self, path: &Path) -> PathBuf {
         path.to_path_buf()
     }
@@ -266,31 +275,31 @@ impl Loader for FsLoader {
     }
 }
 
-/// Serves files from memory, by path.
+/// Serves files from memory, keyed by path; for tests and embedders.
 #[derive(Clone, Debug, Default)]
 pub struct MemLoader {
     files: HashMap<PathBuf, String>,
 }
 
 impl MemLoader {
-    /// A loader without files.
+    /// An empty loader.
     pub fn new() -> MemLoader {
         MemLoader::default()
     }
 
-    /// Adds or replaces a file.
+    /// Adds (or replaces) a file.
     pub fn add(&mut self, path: impl Into<PathBuf>, text: impl Into<String>) -> &mut Self {
         self.files.insert(normalize(&path.into()), text.into());
         self
     }
 
-    /// A loader holding the given `(path, text)` pairs.
+    /// A loader holding the given files.
     pub fn with(files: &[(&str, &str)]) -> MemLoader {
-        let mut loader = MemLoader::new();
-        for (path, text) in files {
-            loader.add(*path, *text);
+        let mut l = MemLoader::new();
+        for (p, t) in files {
+            l.add(*p, *t);
         }
-        loader
+        l
     }
 }
 
@@ -307,7 +316,8 @@ impl Loader for MemLoader {
     }
 }
 
-/// Drops `.` components and folds `dir/..`, without the file system.
+/// Removes `.` components and folds `dir/..` pairs, without touching the
+/// file system.
 fn normalize(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
@@ -325,7 +335,12 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The folder of a file (empty for a bare file name).
+/// The display name for a file found at `path`.
+pub fn display_name(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// The folder of a file path (empty for a bare file name).
 pub fn folder_of(path: &Path) -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
@@ -335,16 +350,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn latin1_and_bom() {
-        assert_eq!(decode(b"# L\xE4ufer".to_vec()), "# Läufer");
-        assert_eq!(decode("# Läufer".as_bytes().to_vec()), "# Läufer");
-        assert_eq!(decode(b"\xEF\xBB\xBFrule".to_vec()), "rule");
+    fn sources_are_utf8_or_latin1_without_bom() {
+        assert_eq!(decode("Läufer ß".as_bytes().to_vec()), "Läufer ß");
+        assert_eq!(decode(b"L\xE4ufer \xDF".to_vec()), "Läufer ß");
+        assert_eq!(decode(b"\xEF\xBB\xBFwrite".to_vec()), "write");
+        assert_eq!(decode(b"\xEF\xBB\xBF\xE4".to_vec()), "ä");
+        assert_eq!(decode(b"\xEF\xBB".to_vec()), "ï»");
         let mut map = SourceMap::new();
-        let id = map.add("x.che3", None, "\u{feff}a\n\u{e4}b c".to_string());
-        let text = &map.get(id).unwrap().text;
-        let c = text.find('c').unwrap();
-        assert_eq!(map.line_col(Span::new(id, c, c + 1)), (2, 4));
-        assert_eq!(map.span_at(id, 2, 4), Some(Span::new(id, c, c + 1)));
+        let id = map.add("bom.che", None, "\u{feff}x\n\u{e4}y z".to_string());
+        let f = map.get(id).unwrap();
+        assert_eq!(f.text, "x\n\u{e4}y z");
+        let z = f.text.find('z').unwrap();
+        assert_eq!(map.line_col(Span::new(id, z, z + 1)), (2, 4));
     }
 
     #[test]
