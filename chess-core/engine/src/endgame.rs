@@ -42,12 +42,45 @@ use std::path::PathBuf;
 
 pub use cheg::runtime::score_of;
 
-/// The endgame programs shipped with the engine: `(name, source)`. The option value `<name>`
-/// selects one (`EndgameProgram <kqk>`).
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("kqk", include_str!("../endgames/kqk.cheg")),
-    ("krk", include_str!("../endgames/krk.cheg")),
+const KQK: &str = include_str!("../endgames/kqk.cheg");
+const KRK: &str = include_str!("../endgames/krk.cheg");
+const KBNK: &str = include_str!("../endgames/kbnk.cheg");
+const KPK: &str = include_str!("../endgames/kpk.cheg");
+const KPKP: &str = include_str!("../endgames/kpkp.cheg");
+
+/// The endgame programs shipped with the engine: `(name, parts)`. The option value `<name>`
+/// selects one (`EndgameProgram <kqk>`). A program of several parts is their sources one after
+/// the other, each part's `END` line left out but the last one's ([`builtin_source`]): the
+/// first part's ENTRYs come first, and a pawn ending carries the programs of the endings its
+/// promotions and captures lead to, so the values stay on one scale after a promotion. The
+/// parts use disjoint tags.
+pub const BUILTIN: &[(&str, &[&str])] = &[
+    ("kqk", &[KQK]),
+    ("krk", &[KRK]),
+    ("kbnk", &[KBNK]),
+    ("kpk", &[KPK, KQK]),
+    ("kpkp", &[KPKP, KPK, KQK]),
 ];
+
+/// The source of the shipped program `name` (see [`BUILTIN`]), `None` for an unknown name.
+pub fn builtin_source(name: &str) -> Option<String> {
+    let (_, parts) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+    let mut text = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            text.push_str(part);
+        } else {
+            for line in part.lines() {
+                if line.trim_end() == "END" {
+                    break;
+                }
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    Some(text)
+}
 
 /// Fuel (calls and backward jumps) for the program's run at the root.
 pub const ROOT_FUEL: u64 = 5_000_000;
@@ -127,12 +160,9 @@ impl EndgameProgram {
         let (compilation, module) = match source {
             EndgameSource::Off => return Ok(None),
             EndgameSource::Builtin(name) => {
-                let text = BUILTIN
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, t)| *t)
+                let text = builtin_source(name)
                     .ok_or_else(|| format!("no built-in endgame program <{name}>"))?;
-                let c = cheg::compile_str(&format!("<{name}>.cheg"), text);
+                let c = cheg::compile_str(&format!("<{name}>.cheg"), &text);
                 let m = c.module.clone();
                 (Some(c), m)
             }
@@ -381,6 +411,16 @@ impl LeafHook for NodeHook<'_> {
         if self.error.is_some() {
             return None;
         }
+        // A program's value stands for the position's prospects, not for a position without
+        // moves: the search's pruning may return a static evaluation before it looks for moves,
+        // and a stalemate must not pass for the certain win the program would give it.
+        if self.program.matches(pos) && !pos.has_legal_move() {
+            return Some(if pos.is_check() {
+                crate::search::value::mated_in(ply)
+            } else {
+                crate::search::value::DRAW
+            });
+        }
         match self.value(pos, ply) {
             Ok(v) => Some(v.unwrap_or(static_eval)),
             Err(e) => {
@@ -435,6 +475,13 @@ pub struct EngineSearcher<'a, 'p> {
 impl Searcher for EngineSearcher<'_, '_> {
     fn value_of(&mut self, request: &TryMove<'_>) -> i32 {
         let child = request.position.after(request.mv);
+        // A move back to a position of the game is a draw: the searches below start at the
+        // child, where the search's own repetition rule does not look, and a program whose
+        // values have plateaus would otherwise circle until the fifty-move rule.
+        if self.game.contains(&child.hash()) {
+            self.nodes += 1;
+            return 0;
+        }
         let inner = SearchControl::new();
         inner.arm(self.limits.depth, self.limits.time);
         if self.control.stop_requested() {

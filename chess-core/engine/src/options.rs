@@ -104,7 +104,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "EndgameProgram",
         kind: OptionKind::Text { default: "" },
-        help: "a CHEG endgame program that takes over when its ENTRY matches: a .cheg file, or <kqk>, <krk> (the shipped ones); empty or off: none",
+        help: "a CHEG endgame program that takes over when its ENTRY matches: a .cheg file, or <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> (the shipped ones); empty or off: none",
     },
     OptionSpec {
         name: "AdviceMode",

@@ -112,7 +112,7 @@ pub const COMMANDS: &[CommandHelp] = &[
         "the VM that runs the advice program and the endgame program",
     ),
     cmd(
-        "endgame FILE|<kqk>|<krk>|off",
+        "endgame FILE|<kqk>|<krk>|<kbnk>|<kpk>|<kpkp>|off",
         "a CHEG endgame program that takes over when its ENTRY matches",
     ),
     cmd(
@@ -357,7 +357,7 @@ pub fn parse(line: &str) -> Result<Option<PlayCommand>, CommandError> {
             if rest.is_empty() {
                 return Err(arg_error(
                     "endgame",
-                    "expected a .cheg file, <kqk>, <krk> or off",
+                    "expected a .cheg file, <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> or off",
                 ));
             }
             PlayCommand::Endgame(rest)
