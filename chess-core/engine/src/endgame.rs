@@ -15,6 +15,9 @@
 //! * the value of VALRET, VALRUT or VALON at a node replaces the engine's static evaluation
 //!   there ([`score_of`]: a certain win is 20,000 plus the clamped difference, below mate
 //!   scores, above every material score);
+//! * the rules of the game come first where the search does not apply them itself: a tried
+//!   move or a node that brings back a position of the game is a draw, and a node without legal
+//!   moves is mate or stalemate whatever the program's value;
 //! * LEAVE, or a run that ends without a move, hands back: the engine searches as usual, with the
 //!   program's values still feeding the evaluation at the nodes where an ENTRY matches.
 //!
@@ -36,7 +39,7 @@ use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
 use jit::Prepared;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -315,6 +318,7 @@ pub struct NodeHook<'p> {
     ply_offset: usize,
     plan: Option<Plan>,
     cache: HashMap<(u64, usize), Option<i32>>,
+    game: HashSet<u64>,
     error: Option<String>,
     runs: u64,
 }
@@ -343,6 +347,7 @@ impl<'p> NodeHook<'p> {
             ply_offset: 0,
             plan: None,
             cache: HashMap::new(),
+            game: HashSet::new(),
             error: None,
             runs: 0,
         })
@@ -355,6 +360,12 @@ impl<'p> NodeHook<'p> {
         }
         self.ply_offset = ply_offset;
         self.plan = plan;
+    }
+
+    /// The hashes of the game's positions up to the root: a node that repeats one of them is
+    /// valued as a draw (see [`NodeHook::leaf`]).
+    pub fn set_game(&mut self, game: &[u64]) {
+        self.game = game.iter().copied().collect();
     }
 
     /// Why a run at a node failed, if one did.
@@ -420,6 +431,12 @@ impl LeafHook for NodeHook<'_> {
             } else {
                 crate::search::value::DRAW
             });
+        }
+        // A node that brings back a position of the game is a draw: the search's own repetition
+        // rule is not applied at the horizon, and a program's plateaus would let the defender
+        // walk the attacker round in circles (four plies and back) until the fifty-move rule.
+        if self.game.contains(&pos.hash()) && self.program.matches(pos) {
+            return Some(crate::search::value::DRAW);
         }
         match self.value(pos, ply) {
             Ok(v) => Some(v.unwrap_or(static_eval)),

@@ -641,6 +641,7 @@ impl Engine {
         let moves = root.legal_moves().len().max(1) as u32;
         let mut game = setup.history.clone();
         game.push(root.hash());
+        hook.set_game(&game);
         let limits = TryLimits {
             depth: go
                 .depth

@@ -157,7 +157,21 @@ enum End {
 /// Plies a defence is played for before it counts as held.
 const DEFENCE_PLIES: usize = 120;
 
+/// `ENDGAME_PROGRAM_DIR=DIR` replaces a shipped program `<name>` by the file `DIR/name.cheg`
+/// (for trying out a changed program without rebuilding the engine).
+fn program_option(program: &str) -> String {
+    if let (Ok(dir), Some(name)) = (
+        std::env::var("ENDGAME_PROGRAM_DIR"),
+        program.strip_prefix('<').and_then(|p| p.strip_suffix('>')),
+    ) {
+        return format!("{dir}/{name}.cheg");
+    }
+    program.to_string()
+}
+
 fn engine(program: &str, backend: &str) -> Engine {
+    let program = program_option(program);
+    let program = program.as_str();
     let mut e = Engine::new(EngineOptions::default());
     e.set_option("AdviceMode", "off").expect("option");
     e.set_option("CheBackend", backend).expect("option");
