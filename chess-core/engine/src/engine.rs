@@ -14,13 +14,14 @@
 use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::book::choose::weighted_choice;
 use crate::book::Book;
+use crate::endgame::{EndgameProgram, EngineSearcher, NodeHook, TryLimits};
 use crate::eval::{Breakdown, EvalParams, Evaluator};
 use crate::host::AdviceHost;
 use crate::native::{NativeAdvice, NativeHook};
 use crate::options::{Change, EngineOptions, OptionError};
 use crate::search::{
     self, GoParams, History, MoveBonuses, Report, SearchContext, SearchControl, SearchOptions,
-    SearchResult, SearchSetup, TranspositionTable,
+    SearchResult, SearchSetup, TimePlan, TranspositionTable,
 };
 use chess_core::chess_move::Move;
 use chess_core::position::Position;
@@ -119,6 +120,8 @@ pub struct Engine {
     searches: u64,
     book: Option<Book>,
     book_error: Option<String>,
+    endgame: Option<EndgameProgram>,
+    endgame_error: Option<String>,
 }
 
 impl Engine {
@@ -139,9 +142,12 @@ impl Engine {
             searches: 0,
             book: None,
             book_error: None,
+            endgame: None,
+            endgame_error: None,
             options,
         };
         engine.load_program();
+        engine.load_endgame();
         engine.load_book();
         engine.sync_style_defaults();
         engine
@@ -185,6 +191,31 @@ impl Engine {
                 self.advisor_error = Some(e.to_string());
             }
         }
+    }
+
+    fn load_endgame(&mut self) {
+        match EndgameProgram::load(&self.options.endgame) {
+            Ok(mut program) => {
+                self.endgame_error = program
+                    .as_mut()
+                    .and_then(|p| p.prepare(self.options.backend).err());
+                self.endgame = program;
+            }
+            Err(e) => {
+                self.endgame = None;
+                self.endgame_error = Some(e);
+            }
+        }
+    }
+
+    /// The loaded endgame program, if any.
+    pub fn endgame(&self) -> Option<&EndgameProgram> {
+        self.endgame.as_ref()
+    }
+
+    /// Why the endgame program is not loaded (or not prepared for the backend), if it is not.
+    pub fn endgame_error(&self) -> Option<&str> {
+        self.endgame_error.as_deref()
     }
 
     fn load_book(&mut self) {
@@ -281,7 +312,28 @@ impl Engine {
                     (None, None) => {}
                 }
             }
+            Change::Endgame => {
+                self.load_endgame();
+                match (&self.endgame_error, &self.endgame) {
+                    (Some(e), _) => notes.push(format!("error: endgame program: {e}")),
+                    (None, Some(p)) => notes.push(format!(
+                        "endgame program {} loaded for the {} backend ({} ENTRY lines)",
+                        p.source(),
+                        self.options.backend,
+                        p.program().entries.len()
+                    )),
+                    (None, None) => notes.push("endgame program off".to_string()),
+                }
+            }
             Change::Program | Change::Backend => {
+                if change == Change::Backend {
+                    if let Some(p) = self.endgame.as_mut() {
+                        self.endgame_error = p.prepare(self.options.backend).err();
+                        if let Some(e) = &self.endgame_error {
+                            notes.push(format!("error: endgame program: {e}"));
+                        }
+                    }
+                }
                 if change == Change::Program {
                     self.load_program();
                 } else if let Some(advisor) = self.advisor.as_mut() {
@@ -398,6 +450,11 @@ impl Engine {
                 random,
             },
         };
+
+        if let Some(result) = self.endgame_search(&setup, go, plan, control, sink) {
+            self.host.push_score(result.score);
+            return result;
+        }
 
         let mode = self.options.advice_mode;
         let mut notes = Vec::new();
@@ -538,6 +595,176 @@ impl Engine {
         }
         self.host.push_score(result.score);
         result
+    }
+
+    /// The endgame program's turn (see [`crate::endgame`]): `None` when there is no program, no
+    /// ENTRY matches the root, or the program failed at the root (reported to `sink`); otherwise
+    /// the move it answered with, or the engine's search with its values at the nodes.
+    fn endgame_search(
+        &mut self,
+        setup: &SearchSetup,
+        go: &GoParams,
+        plan: TimePlan,
+        control: &SearchControl,
+        sink: &mut dyn FnMut(EngineEvent),
+    ) -> Option<SearchResult> {
+        let root = setup.root;
+        let backend = self.options.backend;
+        {
+            let program = self.endgame.as_mut()?;
+            if !program.matches(&root) || !setup.search_moves.is_empty() {
+                return None;
+            }
+            if let Err(e) = program.prepare(backend) {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program: {e}; searching without it"
+                )));
+                return None;
+            }
+        }
+        let program = self.endgame.as_ref()?;
+        let budget = FuelBudget::for_deadline(plan.hard);
+        let root_fuel = budget.root.min(crate::endgame::ROOT_FUEL);
+        let node_fuel = budget.node.min(crate::endgame::NODE_FUEL);
+        let start = std::time::Instant::now();
+        let mut hook = match NodeHook::new(program, backend, root.side_to_move(), node_fuel) {
+            Ok(h) => h,
+            Err(e) => {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program: {e}; searching without it"
+                )));
+                return None;
+            }
+        };
+        self.bonuses.clear();
+        let params = EvalParams::new(&self.options.styles, None);
+        let moves = root.legal_moves().len().max(1) as u32;
+        let mut game = setup.history.clone();
+        game.push(root.hash());
+        hook.set_game(&game);
+        let limits = TryLimits {
+            depth: go
+                .depth
+                .or(go.mate.map(|m| m.saturating_mul(2)))
+                .map(|d| d.saturating_sub(1).max(1)),
+            nodes: go.nodes.map(|n| (n / u64::from(moves)).max(1)),
+            time: TimePlan {
+                soft: plan.soft.map(|t| t / moves),
+                hard: plan.hard.map(|t| t / moves),
+            },
+        };
+        let mut searcher = EngineSearcher {
+            tt: &mut self.tt,
+            eval: &mut self.evaluator,
+            history: &mut self.history,
+            params: &params,
+            bonuses: &self.bonuses,
+            hook: &mut hook,
+            control,
+            game,
+            limits,
+            nodes: 0,
+            hook_failed: false,
+            options: setup.options,
+        };
+        let run = {
+            let prepared = program.prepared(backend)?;
+            let mut vm = prepared.instance();
+            vm.set_limits(cvm::Limits {
+                fuel: Some(root_fuel),
+                ..cvm::Limits::default()
+            });
+            cheg::run(&mut *vm, program.program(), root, &mut searcher)
+        };
+        let tried_nodes = searcher.nodes;
+        let report = match run {
+            Ok(report) => report,
+            Err(failure) => {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program {} failed at the root ({root_fuel} units of fuel): {}; searching without it",
+                    program.source(),
+                    program.render_error(&failure.error)
+                )));
+                return None;
+            }
+        };
+        if let Some(e) = hook.error() {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
+                program.source()
+            )));
+        }
+        for line in &report.breaks {
+            sink(EngineEvent::Note(format!("cheg: {line}")));
+        }
+        if let Some(mv) = report.chosen {
+            if root.is_legal(mv) {
+                let score = match (report.best, report.value) {
+                    (Some((m, s)), _) if m == mv => crate::endgame::engine_score(s),
+                    (_, Some([w, l, c])) => crate::endgame::score_of(w, l, c),
+                    _ => 0,
+                };
+                let depth = limits.depth.map_or(1, |d| d + 1);
+                sink(EngineEvent::Note(format!(
+                    "endgame program {} answered {mv}",
+                    program.source()
+                )));
+                sink(EngineEvent::Report(Report {
+                    depth,
+                    seldepth: depth,
+                    score,
+                    bound: None,
+                    nodes: tried_nodes,
+                    elapsed: start.elapsed(),
+                    hashfull: self.tt.hashfull(),
+                    pv: vec![mv],
+                }));
+                return Some(SearchResult {
+                    best: Some(mv),
+                    score,
+                    depth,
+                    nodes: tried_nodes,
+                    elapsed: start.elapsed(),
+                    pv: vec![mv],
+                    choices: 1,
+                    ..SearchResult::default()
+                });
+            }
+            sink(EngineEvent::Note(format!(
+                "error: endgame program {} answered {mv}, not a legal move; searching on",
+                program.source()
+            )));
+        }
+        // No move: the engine searches, the program's values feeding its evaluation.
+        hook.set_context(0, None);
+        let use_hook = hook.error().is_none();
+        let ctx = SearchContext {
+            tt: &mut self.tt,
+            eval: &mut self.evaluator,
+            history: &mut self.history,
+            params: &params,
+            bonuses: &self.bonuses,
+            hook: if use_hook { Some(&mut hook) } else { None },
+            control,
+        };
+        let mut report = |r: &Report| {
+            sink(EngineEvent::Report(Report {
+                nodes: r.nodes + tried_nodes,
+                ..r.clone()
+            }))
+        };
+        let mut result = search::run(ctx, setup, &mut report);
+        if result.hook_failed && use_hook {
+            if let Some(e) = hook.error() {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
+                    program.source()
+                )));
+            }
+        }
+        result.nodes += tried_nodes;
+        result.hook_failed = false;
+        Some(result)
     }
 
     /// The static evaluation of the current position with its parts, under the root advice when

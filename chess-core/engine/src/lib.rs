@@ -13,6 +13,7 @@
 //! | [`search`] | alpha-beta with its helpers (transposition table, ordering, time) |
 //! | [`host`] | the CVM host: the board view, score history and style settings a program reads |
 //! | [`advisor`] | loads the advice program and runs it on the chosen backend |
+//! | [`endgame`] | CHEG endgame programs that take over when their ENTRY matches |
 //! | [`book`] | Polyglot opening books: reading, weighted choice, building from PGN |
 //! | [`native`] | Rust twins of advice programs standing in for them (measurement) |
 //! | [`options`] | the engine's options (UCI and terminal spellings) |
@@ -30,6 +31,7 @@
 
 pub mod advisor;
 pub mod book;
+pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod host;

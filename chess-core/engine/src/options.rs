@@ -8,6 +8,7 @@
 //! [`OptionError`].
 
 use crate::advisor::{AdviceMode, Backend, ProgramSource};
+use crate::endgame::EndgameSource;
 use crate::eval::StyleSettings;
 use cvm_chess::style;
 use std::fmt;
@@ -98,7 +99,12 @@ pub const OPTIONS: &[OptionSpec] = &[
             default: "auto",
             values: &["interp", "jit", "auto"],
         },
-        help: "the VM that runs the advice program (auto: interpret, compile what is hot)",
+        help: "the VM that runs the advice program and the endgame program (auto: interpret, compile what is hot)",
+    },
+    OptionSpec {
+        name: "EndgameProgram",
+        kind: OptionKind::Text { default: "" },
+        help: "a CHEG endgame program that takes over when its ENTRY matches: a .cheg file, or <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> (the shipped ones); empty or off: none",
     },
     OptionSpec {
         name: "AdviceMode",
@@ -185,6 +191,8 @@ pub enum Change {
     Backend,
     /// The opening book file.
     Book,
+    /// The endgame program.
+    Endgame,
 }
 
 /// Current values of every option.
@@ -196,8 +204,10 @@ pub struct EngineOptions {
     pub move_overhead_ms: u64,
     /// The advice program.
     pub program: ProgramSource,
-    /// The advice program's VM.
+    /// The VM of the advice program and of the endgame program.
     pub backend: Backend,
+    /// The CHEG endgame program.
+    pub endgame: EndgameSource,
     /// When the program is consulted.
     pub advice_mode: AdviceMode,
     /// Report program output and suggested moves.
@@ -227,6 +237,7 @@ impl Default for EngineOptions {
             move_overhead_ms: 20,
             program: ProgramSource::Shanny,
             backend: Backend::Auto,
+            endgame: EndgameSource::Off,
             advice_mode: AdviceMode::Root,
             verbose: false,
             own_book: false,
@@ -317,6 +328,14 @@ impl EngineOptions {
             "CheBackend" => {
                 self.backend = parse_combo(spec, value)?;
                 Ok(Change::Backend)
+            }
+            "EndgameProgram" => {
+                self.endgame = EndgameSource::parse(value).map_err(|e| OptionError::Value {
+                    name: spec.name,
+                    value: value.to_string(),
+                    expected: e,
+                })?;
+                Ok(Change::Endgame)
             }
             "AdviceMode" => {
                 self.advice_mode = parse_combo(spec, value)?;
@@ -427,6 +446,11 @@ mod tests {
         assert_eq!(o.set("AdviceMode", "node"), Ok(Change::Plain));
         assert_eq!(o.advice_mode, AdviceMode::Node);
         assert!(o.set("CheBackend", "llvm").is_err());
+        assert_eq!(o.set("EndgameProgram", "<krk>"), Ok(Change::Endgame));
+        assert_eq!(o.endgame, EndgameSource::Builtin("krk"));
+        assert!(o.set("EndgameProgram", "<nothing>").is_err());
+        assert_eq!(o.set("EndgameProgram", "off"), Ok(Change::Endgame));
+        assert_eq!(o.endgame, EndgameSource::Off);
         assert_eq!(
             Declaration(find("CheBackend").unwrap()).to_string(),
             "option name CheBackend type combo default auto var interp var jit var auto"

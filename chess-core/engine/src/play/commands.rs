@@ -109,7 +109,11 @@ pub const COMMANDS: &[CommandHelp] = &[
     ),
     cmd(
         "backend interp|jit|auto",
-        "the VM that runs the advice program",
+        "the VM that runs the advice program and the endgame program",
+    ),
+    cmd(
+        "endgame FILE|<kqk>|<krk>|<kbnk>|<kpk>|<kpkp>|off",
+        "a CHEG endgame program that takes over when its ENTRY matches",
     ),
     cmd(
         "eval",
@@ -194,6 +198,8 @@ pub enum PlayCommand {
     Program(String),
     /// `backend NAME`.
     Backend(String),
+    /// `endgame SOURCE` (`off` for none).
+    Endgame(String),
     /// `eval`.
     Eval,
     /// `quit`.
@@ -346,6 +352,16 @@ pub fn parse(line: &str) -> Result<Option<PlayCommand>, CommandError> {
             }
             PlayCommand::Program(rest)
         }
+        "endgame" => {
+            let rest = rest_of(line);
+            if rest.is_empty() {
+                return Err(arg_error(
+                    "endgame",
+                    "expected a .cheg file, <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> or off",
+                ));
+            }
+            PlayCommand::Endgame(rest)
+        }
         "backend" => PlayCommand::Backend(
             arg.ok_or_else(|| arg_error("backend", "expected interp or jit"))?
                 .to_string(),
@@ -463,6 +479,8 @@ mod tests {
             "advice node",
             "program <shanny>",
             "backend jit",
+            "endgame <krk>",
+            "endgame off",
             "eval",
             "quit",
             "exit",

@@ -783,6 +783,7 @@ impl Repl {
             PlayCommand::Advice(mode) => self.set_option("AdviceMode", mode),
             PlayCommand::Program(source) => self.set_option("CheProgram", source),
             PlayCommand::Backend(name) => self.set_option("CheBackend", name),
+            PlayCommand::Endgame(source) => self.set_option("EndgameProgram", source),
             PlayCommand::Eval => {
                 let out = self.out.clone();
                 let start = self.start;

@@ -38,6 +38,16 @@ use std::time::{Duration, Instant};
 pub trait LeafHook {
     /// The hook's value for `pos`, or `None` when it failed (the search then stops calling it).
     fn evaluate(&mut self, pos: &Position) -> Option<i32>;
+
+    /// The evaluation the search uses at `pos`, `ply` plies below the root, given the engine's
+    /// own `static_eval` there; `None` when the hook failed. By default the hook's value (clamped
+    /// to +-10,000) is added to the static evaluation; an endgame program's value replaces it
+    /// (see `crate::endgame`).
+    fn leaf(&mut self, pos: &Position, ply: usize, static_eval: i32) -> Option<i32> {
+        let _ = ply;
+        self.evaluate(pos)
+            .map(|x| static_eval.saturating_add(x.clamp(-10_000, 10_000)))
+    }
 }
 
 /// Switches of the search that are not style parameters.
@@ -509,11 +519,11 @@ impl Searcher<'_, '_> {
     }
 
     #[inline]
-    fn evaluate(&mut self, pos: &Position) -> i32 {
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         let mut v = self.eval.evaluate(pos, self.params);
         if let Some(hook) = self.hook.as_deref_mut() {
-            match hook.evaluate(pos) {
-                Some(x) => v += x.clamp(-10_000, 10_000),
+            match hook.leaf(pos, ply, v) {
+                Some(x) => v = x,
                 None => {
                     self.hook = None;
                     self.hook_failed = true;
@@ -686,7 +696,7 @@ impl Searcher<'_, '_> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 1 {
-            return self.evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         if self.is_draw(pos) {
             return DRAW;
@@ -720,7 +730,7 @@ impl Searcher<'_, '_> {
         let static_eval = if in_check {
             -INFINITE
         } else {
-            self.evaluate(pos)
+            self.evaluate(pos, ply)
         };
 
         // Reverse futility: far above beta near the horizon, assume a quiet move keeps it there.
@@ -948,7 +958,7 @@ impl Searcher<'_, '_> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 1 {
-            return self.evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         if pos.is_insufficient_material() {
             return DRAW;
@@ -981,7 +991,7 @@ impl Searcher<'_, '_> {
             if officers.is_empty() && !pos.has_legal_move() {
                 return DRAW;
             }
-            stand_pat = self.evaluate(pos);
+            stand_pat = self.evaluate(pos, ply);
             if stand_pat >= beta {
                 return stand_pat;
             }

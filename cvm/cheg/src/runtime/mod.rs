@@ -77,6 +77,26 @@ pub fn score_of(win: i64, lose: i64, certainty: i64) -> i32 {
     }
 }
 
+/// The first ENTRY of `program` that matches the material of `position`,
+/// read from the side to move's point of view (its pieces are "White"'s),
+/// as START chooses it.
+pub fn matching_entry(program: &Program, position: &Position) -> Option<usize> {
+    let us = position.side_to_move();
+    let count = |c, k| position.pieces(c, k).count() as u8;
+    program.entries.iter().position(|e| {
+        let sides = [(us, &e.white), (!us, &e.black)];
+        let pieces_match = sides.iter().all(|(c, m)| {
+            count(*c, PieceKind::Queen) == m.queens
+                && count(*c, PieceKind::Rook) == m.rooks
+                && count(*c, PieceKind::Bishop) == m.bishops
+                && count(*c, PieceKind::Knight) == m.knights
+                && count(*c, PieceKind::Pawn) == m.pawns
+        });
+        let diff = i32::from(count(us, PieceKind::Pawn)) - i32::from(count(!us, PieceKind::Pawn));
+        pieces_match && e.diff.is_none_or(|d| d.holds(diff))
+    })
+}
+
 /// The host of one CHEG run.
 pub struct ChegHost<'a> {
     program: &'a Program,
@@ -144,26 +164,13 @@ impl<'a> ChegHost<'a> {
             self.report.entry = Some(usize::MAX);
             return plan.target;
         }
-        let pos = &self.board.position;
-        let us = self.board.us;
-        let count = |c, k| pos.pieces(c, k).count() as u8;
-        for (i, e) in self.program.entries.iter().enumerate() {
-            let sides = [(us, &e.white), (!us, &e.black)];
-            let pieces_match = sides.iter().all(|(c, m)| {
-                count(*c, PieceKind::Queen) == m.queens
-                    && count(*c, PieceKind::Rook) == m.rooks
-                    && count(*c, PieceKind::Bishop) == m.bishops
-                    && count(*c, PieceKind::Knight) == m.knights
-                    && count(*c, PieceKind::Pawn) == m.pawns
-            });
-            let diff =
-                i32::from(count(us, PieceKind::Pawn)) - i32::from(count(!us, PieceKind::Pawn));
-            if pieces_match && e.diff.is_none_or(|d| d.holds(diff)) {
+        match matching_entry(self.program, &self.board.position) {
+            Some(i) => {
                 self.report.entry = Some(i);
-                return (self.program.tags.len() + i) as i32;
+                (self.program.tags.len() + i) as i32
             }
+            None => -1,
         }
-        -1
     }
 
     fn literal(&mut self, k: i32) -> Result<i32, TrapKind> {

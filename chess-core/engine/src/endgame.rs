@@ -1,0 +1,604 @@
+//! CHEG endgame programs inside the engine.
+//!
+//! In Greenblatt's MIT program an endgame program took over when one of its `ENTRY` lines matched
+//! the material on the board. This module does the same for the engine (option
+//! `EndgameProgram`, terminal command `endgame`): when an ENTRY matches the root position (read,
+//! as CHEG reads every position, from the side to move's point of view), the program runs at the
+//! root before any search of the engine's own:
+//!
+//! * a move answer (PLAY, PLAYB, DONE, RETBET) is played at once;
+//! * TRY, PLAYB and PLAN value each move with the engine's own search ([`EngineSearcher`]): the
+//!   position after the move is searched to the search's depth minus one, and at every node of
+//!   that search where an ENTRY matches the program is run again ([`NodeHook`], DEPTH = the
+//!   node's ply from the root + 1; at nodes with the root's side to move and a plan in force, the
+//!   run starts at the plan's tag, with the plan variable as X);
+//! * the value of VALRET, VALRUT or VALON at a node replaces the engine's static evaluation
+//!   there ([`score_of`]: a certain win is 20,000 plus the clamped difference, below mate
+//!   scores, above every material score);
+//! * the rules of the game come first where the search does not apply them itself: a tried
+//!   move or a node that brings back a position of the game is a draw, and a node without legal
+//!   moves is mate or stalemate whatever the program's value;
+//! * LEAVE, or a run that ends without a move, hands back: the engine searches as usual, with the
+//!   program's values still feeding the evaluation at the nodes where an ENTRY matches.
+//!
+//! A runtime error or running out of fuel at the root is reported (`info string` under UCI) and
+//! the engine searches without the program for that move; one at a node switches the program's
+//! values off for the rest of that search, also with a report. The mapping, DEPTH and the cost
+//! are documented in `docs/cheg.md` ("The program inside the engine").
+
+use crate::eval::{EvalParams, Evaluator};
+use crate::search::bonus::MoveBonuses;
+use crate::search::ordering::History;
+use crate::search::time::{SearchControl, TimePlan};
+use crate::search::tt::TranspositionTable;
+use crate::search::value::{MATE, MATE_BOUND};
+use crate::search::{self, LeafHook, SearchContext, SearchSetup};
+use cheg::ast::Program as ChegProgram;
+use cheg::search::{FixedDepth, Plan, Searcher, TryMove};
+use chess_core::colour::Colour;
+use chess_core::position::Position;
+use cvm::{Backend, Limits, Program, Vm};
+use jit::Prepared;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::PathBuf;
+
+pub use cheg::runtime::score_of;
+
+const KQK: &str = include_str!("../endgames/kqk.cheg");
+const KRK: &str = include_str!("../endgames/krk.cheg");
+const KBNK: &str = include_str!("../endgames/kbnk.cheg");
+const KPK: &str = include_str!("../endgames/kpk.cheg");
+const KPKP: &str = include_str!("../endgames/kpkp.cheg");
+
+/// The endgame programs shipped with the engine: `(name, parts)`. The option value `<name>`
+/// selects one (`EndgameProgram <kqk>`). A program of several parts is their sources one after
+/// the other, each part's `END` line left out but the last one's ([`builtin_source`]): the
+/// first part's ENTRYs come first, and a pawn ending carries the programs of the endings its
+/// promotions and captures lead to, so the values stay on one scale after a promotion. The
+/// parts use disjoint tags.
+pub const BUILTIN: &[(&str, &[&str])] = &[
+    ("kqk", &[KQK]),
+    ("krk", &[KRK]),
+    ("kbnk", &[KBNK]),
+    ("kpk", &[KPK, KQK]),
+    ("kpkp", &[KPKP, KPK, KQK]),
+];
+
+/// The source of the shipped program `name` (see [`BUILTIN`]), `None` for an unknown name.
+pub fn builtin_source(name: &str) -> Option<String> {
+    let (_, parts) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+    let mut text = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            text.push_str(part);
+        } else {
+            for line in part.lines() {
+                if line.trim_end() == "END" {
+                    break;
+                }
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    Some(text)
+}
+
+/// Fuel (calls and backward jumps) for the program's run at the root.
+pub const ROOT_FUEL: u64 = 5_000_000;
+/// Fuel for one run of the program at a node of the search.
+pub const NODE_FUEL: u64 = 200_000;
+
+/// Where the endgame program comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum EndgameSource {
+    /// No endgame program (the option's empty value, or `off`).
+    #[default]
+    Off,
+    /// One of [`BUILTIN`], by name.
+    Builtin(&'static str),
+    /// A `.cheg` file (or a `.cmp`/`.asm` module compiled from CHEG).
+    File(PathBuf),
+}
+
+impl EndgameSource {
+    /// Reads the option's value: empty, `off` or `<none>` is [`EndgameSource::Off`], `<name>` a
+    /// built-in program (an unknown name is an error), anything else a file.
+    pub fn parse(text: &str) -> Result<EndgameSource, String> {
+        let t = text.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("<none>") {
+            return Ok(EndgameSource::Off);
+        }
+        if let Some(name) = t.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+            return BUILTIN
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(n, _)| EndgameSource::Builtin(n))
+                .ok_or_else(|| {
+                    let names: Vec<String> =
+                        BUILTIN.iter().map(|(n, _)| format!("<{n}>")).collect();
+                    format!(
+                        "no built-in endgame program {t} (there are {})",
+                        names.join(", ")
+                    )
+                });
+        }
+        Ok(EndgameSource::File(PathBuf::from(t)))
+    }
+}
+
+impl fmt::Display for EndgameSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndgameSource::Off => f.write_str("off"),
+            EndgameSource::Builtin(n) => write!(f, "<{n}>"),
+            EndgameSource::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// A loaded, verified endgame program.
+pub struct EndgameProgram {
+    source: EndgameSource,
+    program: ChegProgram,
+    verified: Program,
+    sources: cheg::SourceMap,
+    prepared: Vec<Prepared>,
+}
+
+impl fmt::Debug for EndgameProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EndgameProgram")
+            .field("source", &self.source)
+            .field("entries", &self.program.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EndgameProgram {
+    /// Loads the program `source` names: `Ok(None)` for [`EndgameSource::Off`], an error with the
+    /// rendered diagnostics when it does not compile or load.
+    pub fn load(source: &EndgameSource) -> Result<Option<EndgameProgram>, String> {
+        let (compilation, module) = match source {
+            EndgameSource::Off => return Ok(None),
+            EndgameSource::Builtin(name) => {
+                let text = builtin_source(name)
+                    .ok_or_else(|| format!("no built-in endgame program <{name}>"))?;
+                let c = cheg::compile_str(&format!("<{name}>.cheg"), &text);
+                let m = c.module.clone();
+                (Some(c), m)
+            }
+            EndgameSource::File(path) => {
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if ext == "cmp" || ext == "asm" {
+                    let bytes = std::fs::read(path)
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                    let module = if ext == "cmp" {
+                        cvm::load(&bytes)
+                            .map_err(|e| format!("{}: {e}", path.display()))?
+                            .into_module()
+                    } else {
+                        cvm::asm::assemble(&String::from_utf8_lossy(&bytes))
+                            .map_err(|e| format!("{}: {e}", path.display()))?
+                    };
+                    (None, Some(module))
+                } else {
+                    let c = cheg::compile_file(path);
+                    let m = c.module.clone();
+                    (Some(c), m)
+                }
+            }
+        };
+        let Some(module) = module else {
+            let text = compilation
+                .as_ref()
+                .map(|c| c.render_diagnostics())
+                .unwrap_or_default();
+            return Err(format!(
+                "the endgame program {source} does not compile:\n{text}"
+            ));
+        };
+        let (program, sources) = match compilation {
+            Some(c) => match c.program {
+                Some(p) => (p, c.sources),
+                None => return Err(format!("the endgame program {source} does not compile")),
+            },
+            None => match cheg::embed::from_module(&module) {
+                Some(Ok(p)) => (p, cheg::SourceMap::new()),
+                Some(Err(e)) => return Err(format!("{source}: {e}")),
+                None => return Err(format!("{source} was not compiled from CHEG")),
+            },
+        };
+        let verified = Program::new(module).map_err(|e| format!("{source}: {e}"))?;
+        let verified = Program::new(cvm::opt::optimize(&verified).0.into_module())
+            .map_err(|e| format!("{source}: {e}"))?;
+        Ok(Some(EndgameProgram {
+            source: source.clone(),
+            program,
+            verified,
+            sources,
+            prepared: Vec::new(),
+        }))
+    }
+
+    /// Where the program came from.
+    pub fn source(&self) -> &EndgameSource {
+        &self.source
+    }
+
+    /// The checked program (its ENTRY table and literals).
+    pub fn program(&self) -> &ChegProgram {
+        &self.program
+    }
+
+    /// Whether an ENTRY matches `pos` with its side to move as the program's "White".
+    pub fn matches(&self, pos: &Position) -> bool {
+        cheg::runtime::matching_entry(&self.program, pos).is_some()
+    }
+
+    /// Prepares the program for `backend` (the JIT compiles it once and keeps it).
+    pub fn prepare(&mut self, backend: Backend) -> Result<(), String> {
+        if self.prepared.iter().any(|p| p.backend() == backend) {
+            return Ok(());
+        }
+        let p = Prepared::new(self.verified.clone(), backend)
+            .map_err(|e| format!("JIT compilation of the endgame program failed: {e}"))?;
+        self.prepared.push(p);
+        Ok(())
+    }
+
+    /// The program prepared for `backend`, if [`EndgameProgram::prepare`] succeeded for it.
+    pub fn prepared(&self, backend: Backend) -> Option<&Prepared> {
+        self.prepared.iter().find(|p| p.backend() == backend)
+    }
+
+    /// A runtime error rendered with its source line (when the source is at hand).
+    pub fn render_error(&self, error: &cvm::RuntimeError) -> String {
+        chepp::render_runtime_error(error, &self.sources)
+            .trim_end()
+            .replace('\n', " | ")
+    }
+
+    /// Runs the program once on `pos` at the top level (DEPTH 1), valuing tried moves with
+    /// `searcher`, on `backend` with `fuel`.
+    pub fn run_root(
+        &mut self,
+        backend: Backend,
+        pos: &Position,
+        searcher: &mut dyn Searcher,
+        fuel: u64,
+    ) -> Result<cheg::Report, String> {
+        self.prepare(backend)?;
+        let prepared = self
+            .prepared(backend)
+            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+        let mut vm = prepared.instance();
+        vm.set_limits(Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        });
+        cheg::run(&mut *vm, &self.program, *pos, searcher).map_err(|f| self.render_error(&f.error))
+    }
+}
+
+/// Converts a score of the CHEG scale (mates as `cheg::search::MATE` minus plies) to the
+/// engine's (mates as [`MATE`] minus plies); other scores are the same on both.
+pub fn engine_score(cheg_score: i32) -> i32 {
+    let cm = cheg::search::MATE;
+    let reach = MATE - MATE_BOUND;
+    if cheg_score >= cm - reach {
+        MATE - (cm - cheg_score)
+    } else if cheg_score <= -(cm - reach) {
+        -MATE + (cm + cheg_score)
+    } else {
+        cheg_score
+    }
+}
+
+/// Converts an engine score to the CHEG scale (the inverse of [`engine_score`]).
+pub fn cheg_score(engine_score: i32) -> i32 {
+    let cm = cheg::search::MATE;
+    if engine_score >= MATE_BOUND {
+        cm - (MATE - engine_score)
+    } else if engine_score <= -MATE_BOUND {
+        -cm + (MATE + engine_score)
+    } else {
+        engine_score
+    }
+}
+
+/// The program at the nodes of a search: a [`LeafHook`] that runs it wherever an ENTRY matches
+/// and lets its value replace the static evaluation.
+pub struct NodeHook<'p> {
+    vm: Box<dyn Vm + 'p>,
+    program: &'p EndgameProgram,
+    root_side: Colour,
+    /// Plies between the program's root and the root of the search this hook serves.
+    ply_offset: usize,
+    plan: Option<Plan>,
+    cache: HashMap<(u64, usize), Option<i32>>,
+    game: HashSet<u64>,
+    error: Option<String>,
+    runs: u64,
+}
+
+impl<'p> NodeHook<'p> {
+    /// A hook running `program` (prepared for `backend`) with `fuel` per run, for searches below a
+    /// root where `root_side` is to move.
+    pub fn new(
+        program: &'p EndgameProgram,
+        backend: Backend,
+        root_side: Colour,
+        fuel: u64,
+    ) -> Result<NodeHook<'p>, String> {
+        let prepared = program
+            .prepared(backend)
+            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+        let mut vm = prepared.instance();
+        vm.set_limits(Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        });
+        Ok(NodeHook {
+            vm,
+            program,
+            root_side,
+            ply_offset: 0,
+            plan: None,
+            cache: HashMap::new(),
+            game: HashSet::new(),
+            error: None,
+            runs: 0,
+        })
+    }
+
+    /// Sets the plies between the program's root and the search's root, and the plan in force.
+    pub fn set_context(&mut self, ply_offset: usize, plan: Option<Plan>) {
+        if ply_offset != self.ply_offset || plan != self.plan {
+            self.cache.clear();
+        }
+        self.ply_offset = ply_offset;
+        self.plan = plan;
+    }
+
+    /// The hashes of the game's positions up to the root: a node that repeats one of them is
+    /// valued as a draw (see [`NodeHook::leaf`]).
+    pub fn set_game(&mut self, game: &[u64]) {
+        self.game = game.iter().copied().collect();
+    }
+
+    /// Why a run at a node failed, if one did.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Runs of the program so far (not counting answers from the cache).
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// The program's score at `pos`, `ply` plies below the search's root: `Ok(None)` when no ENTRY
+    /// matches or the program gave no value.
+    pub fn value(&mut self, pos: &Position, ply: usize) -> Result<Option<i32>, String> {
+        if !self.program.matches(pos) {
+            return Ok(None);
+        }
+        let depth = ply + self.ply_offset + 1;
+        let key = (pos.hash(), depth);
+        if let Some(v) = self.cache.get(&key) {
+            return Ok(*v);
+        }
+        let plan = if pos.side_to_move() == self.root_side {
+            self.plan.clone()
+        } else {
+            None
+        };
+        // At deeper plies a TRY values its moves by material one ply ahead: a full search at
+        // every node would multiply the tree by itself.
+        let mut nested = FixedDepth { depth: 1 };
+        self.runs += 1;
+        let report = cheg::run_at(
+            &mut *self.vm,
+            &self.program.program,
+            *pos,
+            &mut nested,
+            i32::try_from(depth).unwrap_or(i32::MAX),
+            plan,
+        )
+        .map_err(|f| self.program.render_error(&f.error))?;
+        let v = report.value.map(|[w, l, c]| score_of(w, l, c));
+        self.cache.insert(key, v);
+        Ok(v)
+    }
+}
+
+impl LeafHook for NodeHook<'_> {
+    fn evaluate(&mut self, pos: &Position) -> Option<i32> {
+        self.leaf(pos, 0, 0)
+    }
+
+    fn leaf(&mut self, pos: &Position, ply: usize, static_eval: i32) -> Option<i32> {
+        if self.error.is_some() {
+            return None;
+        }
+        // A program's value stands for the position's prospects, not for a position without
+        // moves: the search's pruning may return a static evaluation before it looks for moves,
+        // and a stalemate must not pass for the certain win the program would give it.
+        if self.program.matches(pos) && !pos.has_legal_move() {
+            return Some(if pos.is_check() {
+                crate::search::value::mated_in(ply)
+            } else {
+                crate::search::value::DRAW
+            });
+        }
+        // A node that brings back a position of the game is a draw: the search's own repetition
+        // rule is not applied at the horizon, and a program's plateaus would let the defender
+        // walk the attacker round in circles (four plies and back) until the fifty-move rule.
+        if self.game.contains(&pos.hash()) && self.program.matches(pos) {
+            return Some(crate::search::value::DRAW);
+        }
+        match self.value(pos, ply) {
+            Ok(v) => Some(v.unwrap_or(static_eval)),
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// The limits of the searches behind TRY at the root.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TryLimits {
+    /// Depth of each search (the position after the tried move is its root).
+    pub depth: Option<u32>,
+    /// Nodes of each search.
+    pub nodes: Option<u64>,
+    /// Deadlines of each search.
+    pub time: TimePlan,
+}
+
+/// The engine's search behind the program's TRY, PLAYB and PLAN at the root: the position after
+/// the tried move is searched with the engine's own search, the program re-entered at its nodes
+/// through a [`NodeHook`].
+pub struct EngineSearcher<'a, 'p> {
+    /// The transposition table.
+    pub tt: &'a mut TranspositionTable,
+    /// The evaluator.
+    pub eval: &'a mut Evaluator,
+    /// History scores.
+    pub history: &'a mut History,
+    /// Evaluation parameters.
+    pub params: &'a EvalParams,
+    /// Move bonuses (none for endgame searches).
+    pub bonuses: &'a MoveBonuses,
+    /// The program at the nodes.
+    pub hook: &'a mut NodeHook<'p>,
+    /// The outer search's control (its stop request is passed on).
+    pub control: &'a SearchControl,
+    /// The game's position hashes up to and including the root.
+    pub game: Vec<u64>,
+    /// Limits of each search.
+    pub limits: TryLimits,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Whether the hook failed in a search (it is then left out of the later ones).
+    pub hook_failed: bool,
+    /// Search switches.
+    pub options: search::SearchOptions,
+}
+
+impl Searcher for EngineSearcher<'_, '_> {
+    fn value_of(&mut self, request: &TryMove<'_>) -> i32 {
+        let child = request.position.after(request.mv);
+        // A move back to a position of the game is a draw: the searches below start at the
+        // child, where the search's own repetition rule does not look, and a program whose
+        // values have plateaus would otherwise circle until the fifty-move rule.
+        if self.game.contains(&child.hash()) {
+            self.nodes += 1;
+            return 0;
+        }
+        let inner = SearchControl::new();
+        inner.arm(self.limits.depth, self.limits.time);
+        if self.control.stop_requested() {
+            inner.stop();
+        }
+        self.hook.set_context(
+            usize::try_from(request.depth).unwrap_or(1),
+            request.plan.cloned(),
+        );
+        let setup = SearchSetup {
+            root: child,
+            history: self.game.clone(),
+            node_limit: self.limits.nodes,
+            options: self.options,
+            ..SearchSetup::default()
+        };
+        let hook: Option<&mut dyn LeafHook> = if self.hook_failed {
+            None
+        } else {
+            Some(&mut *self.hook)
+        };
+        let ctx = SearchContext {
+            tt: self.tt,
+            eval: self.eval,
+            history: self.history,
+            params: self.params,
+            bonuses: self.bonuses,
+            hook,
+            control: &inner,
+        };
+        let result = search::run(ctx, &setup, &mut |_| {});
+        self.nodes += result.nodes;
+        self.hook_failed |= result.hook_failed;
+        cheg_score(-result.score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_values() {
+        assert_eq!(EndgameSource::parse(""), Ok(EndgameSource::Off));
+        assert_eq!(EndgameSource::parse(" OFF "), Ok(EndgameSource::Off));
+        assert_eq!(
+            EndgameSource::parse("<KQK>"),
+            Ok(EndgameSource::Builtin("kqk"))
+        );
+        assert!(EndgameSource::parse("<kxk>").is_err());
+        assert_eq!(
+            EndgameSource::parse("a.cheg"),
+            Ok(EndgameSource::File("a.cheg".into()))
+        );
+        assert_eq!(EndgameSource::Builtin("krk").to_string(), "<krk>");
+    }
+
+    #[test]
+    fn mate_scores_convert_both_ways() {
+        assert_eq!(engine_score(cheg::search::MATE - 3), MATE - 3);
+        assert_eq!(engine_score(-(cheg::search::MATE - 4)), -(MATE - 4));
+        assert_eq!(engine_score(20_123), 20_123);
+        assert_eq!(cheg_score(MATE - 5), cheg::search::MATE - 5);
+        assert_eq!(cheg_score(-MATE + 6), -cheg::search::MATE + 6);
+        assert_eq!(cheg_score(-150), -150);
+        // A certain win stays below every mate on both scales.
+        assert!(score_of(500, 0, 1000) < MATE_BOUND);
+        assert!(score_of(500, 0, 1000) < cheg::search::MATE - 128);
+    }
+
+    #[test]
+    fn every_builtin_program_compiles() {
+        for (name, _) in BUILTIN {
+            let p = EndgameProgram::load(&EndgameSource::Builtin(name));
+            assert!(matches!(p, Ok(Some(_))), "{name}: {:?}", p.err());
+        }
+        assert!(EndgameProgram::load(&EndgameSource::File("/nonexistent/x.cheg".into())).is_err());
+    }
+}
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+
+    #[test]
+    fn kqk_values_at_nodes() {
+        let mut p = EndgameProgram::load(&EndgameSource::Builtin("kqk"))
+            .expect("loads")
+            .expect("a program");
+        p.prepare(Backend::Interp).expect("prepares");
+        let mut hook = NodeHook::new(&p, Backend::Interp, Colour::White, NODE_FUEL).expect("hook");
+        for fen in [
+            "8/8/8/3k4/8/8/8/QK6 w - - 0 1",
+            "8/8/8/3k4/8/8/8/QK6 b - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).expect("fen");
+            for ply in 0..3 {
+                let v = hook.value(&pos, ply);
+                assert!(v.is_ok(), "{fen} {ply}: {v:?}");
+            }
+        }
+    }
+}
