@@ -253,6 +253,19 @@ impl EndgameProgram {
         self.prepared.iter().find(|p| p.backend() == backend)
     }
 
+    /// A fresh instance of the program prepared for `backend`, limited to `fuel`.
+    fn instance(&self, backend: Backend, fuel: u64) -> Result<Box<dyn Vm + '_>, String> {
+        let prepared = self
+            .prepared(backend)
+            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+        let mut vm = prepared.instance();
+        vm.set_limits(Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        });
+        Ok(vm)
+    }
+
     /// A runtime error rendered with its source line (when the source is at hand).
     pub fn render_error(&self, error: &cvm::RuntimeError) -> String {
         chepp::render_runtime_error(error, &self.sources)
@@ -270,14 +283,7 @@ impl EndgameProgram {
         fuel: u64,
     ) -> Result<cheg::Report, String> {
         self.prepare(backend)?;
-        let prepared = self
-            .prepared(backend)
-            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
-        let mut vm = prepared.instance();
-        vm.set_limits(Limits {
-            fuel: Some(fuel),
-            ..Limits::default()
-        });
+        let mut vm = self.instance(backend, fuel)?;
         cheg::run(&mut *vm, &self.program, *pos, searcher).map_err(|f| self.render_error(&f.error))
     }
 }
@@ -332,14 +338,7 @@ impl<'p> NodeHook<'p> {
         root_side: Colour,
         fuel: u64,
     ) -> Result<NodeHook<'p>, String> {
-        let prepared = program
-            .prepared(backend)
-            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
-        let mut vm = prepared.instance();
-        vm.set_limits(Limits {
-            fuel: Some(fuel),
-            ..Limits::default()
-        });
+        let vm = program.instance(backend, fuel)?;
         Ok(NodeHook {
             vm,
             program,
