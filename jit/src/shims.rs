@@ -97,12 +97,13 @@ fn charge(ctx: &mut Context<'_>, fuel: i64, cost: u64) -> i64 {
 }
 
 /// Calls intrinsic `id` with the arguments at `args` (one `i32` per
-/// parameter of the intrinsic) after charging its cost
-/// ([`cvm::intrinsics::cost`], computed as the interpreter computes it)
-/// from `fuel`. Returns the fuel left and stores the result in `args[0]`;
-/// or returns [`SHIM_TRAP`] after storing the error and the fuel left in
-/// the context (out of fuel: nothing was done; an intrinsic's error: the
-/// cost was charged).
+/// parameter of the intrinsic) with `fuel` left, charging as the
+/// interpreter does through the same function ([`cvm::intrinsics::invoke`]:
+/// its cost before the call, a host service's reported work after it).
+/// Returns the fuel left and stores the result in `args[0]`; or returns
+/// [`SHIM_TRAP`] after storing the error and the fuel left in the context
+/// (out of fuel before the call: nothing was done; after a host service:
+/// its budget was spent; an intrinsic's error: the cost was charged).
 extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
     // SAFETY: compiled code passes the context pointer it received, which
     // the instance created from a live `Context` that outlives the run and
@@ -111,6 +112,14 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
     let Some(info) = INTRINSICS.get(id as usize) else {
         ctx.trap_code = trap::SHIM;
         ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
+        ctx.fuel_left = fuel;
+        return SHIM_TRAP;
+    };
+    let Ok(fuel) = u64::try_from(fuel) else {
+        // Compiled code never passes negative fuel; were it to, no charge
+        // could be paid.
+        ctx.trap_code = trap::SHIM;
+        ctx.payload = Some(TrapKind::OutOfFuel);
         ctx.fuel_left = fuel;
         return SHIM_TRAP;
     };
@@ -131,12 +140,8 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
                 &mut *ctx.advice,
             )
         };
-        let cost = cvm::intrinsics::cost(id, memory, advice.verbose != 0, &args[..n]);
-        let left = charge(ctx, fuel, cost);
-        if left == SHIM_TRAP {
-            return SHIM_TRAP;
-        }
-        let result = (info.func)(
+        let result = cvm::intrinsics::invoke(
+            id,
             &mut Ctx {
                 memory,
                 output,
@@ -144,20 +149,24 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
                 advice,
             },
             &args[..n],
+            fuel,
         );
         // Inlined pattern code reads the board copy; the host may have moved
         // on (it is the embedder's object), so refresh it as the interpreter
         // would see it on its next intrinsic call.
         ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
+        // The fuel left never exceeds the fuel given, which came from an
+        // `i64`.
+        let as_i64 = |left: u64| i64::try_from(left).unwrap_or(i64::MAX);
         match result {
-            Ok(v) => {
+            Ok((v, left)) => {
                 args[0] = v;
-                left
+                as_i64(left)
             }
-            Err(kind) => {
+            Err((kind, left)) => {
                 ctx.trap_code = trap::SHIM;
                 ctx.payload = Some(kind);
-                ctx.fuel_left = left;
+                ctx.fuel_left = as_i64(left);
                 SHIM_TRAP
             }
         }

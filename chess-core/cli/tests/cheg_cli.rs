@@ -116,6 +116,83 @@ fn fuel_bounds_a_run() {
 }
 
 #[test]
+fn depth_is_refused_for_programs_that_are_not_cheg() {
+    let che_pp = program("main.che", "procedure main()\nbegin\n  write 1;\nend;\n");
+    let p = che_pp.to_str().expect("path");
+    let o = che(&["run", p, "--depth", "3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(err.contains("--depth"), "{err}");
+    assert!(err.contains("CHEG"), "{err}");
+    assert_eq!(che(&["advice", p, "--depth", "3"]).status.code(), Some(1));
+    // Without it the program runs; a CHEG program takes it.
+    let o = che(&["run", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1 0x00000001\n");
+    let cheg = program("depth.cheg", PLAYER);
+    let o = che(&[
+        "run",
+        cheg.to_str().expect("path"),
+        "--fen",
+        KPK,
+        "--depth",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// King and queen against king: 22 legal moves.
+const KQK: &str = "8/8/8/4k3/8/8/8/1Q2K3 w - - 0 1";
+
+/// A loop over a set operation whose work grows with the sets: UNION of
+/// LM twice over (44 moves) with itself compares each move with those
+/// before its first copy. The services charge for it, so a run with
+/// little fuel stops after few iterations, on every backend alike.
+const UNION_LOOP: &str = "\
+ENTRY Q,K
+\tAPPEND S,LM,LM
+\tSETV N,\"0
+L:\tUNION T,S,S
+\tADD N,N,\"1
+\tBREAK N
+\tJUMP= \"1,\"1,L
+END
+";
+
+#[test]
+fn fuel_bounds_a_loop_over_an_expensive_service() {
+    let path = program("union.cheg", UNION_LOOP);
+    let p = path.to_str().expect("path");
+    let mut outputs = Vec::new();
+    for backend in ["interp", "jit", "auto"] {
+        let o = che(&[
+            "run",
+            p,
+            "--fen",
+            KQK,
+            "--fuel",
+            "20000",
+            "--backend",
+            backend,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("error: out of fuel"), "{}", stderr(&o));
+        outputs.push(stdout(&o));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0], outputs[2]);
+    // UNION of the 44-element set with itself: 44 elements copied, and for
+    // each of the 44 one step and the comparisons up to its first copy
+    // (1 to 22): 44 + 2 x (22 + 253) = 594 steps, 74 units an iteration;
+    // 20,000 units pay for fewer than 300 iterations (with a flat charge
+    // of 1 a service they paid for about 2,000).
+    let iterations = outputs[0].lines().count();
+    assert!(iterations > 10, "{iterations}");
+    assert!(iterations < 300, "{iterations}");
+}
+
+#[test]
 fn compile_errors_exit_one() {
     let path = program("bad.cheg", "ENTRY K,K\n\tSQUARE A,LM\n\tNOPE\nEND\n");
     let o = che(&["run", path.to_str().expect("path")]);

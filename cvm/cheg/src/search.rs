@@ -38,6 +38,27 @@ pub trait Searcher {
     /// The value of playing `request.mv`, in centipawns from the mover's
     /// point of view (mates as [`MATE`] minus the distance in plies).
     fn value_of(&mut self, request: &TryMove<'_>) -> i32;
+
+    /// [`Searcher::value_of`] with the work it took: the value and the
+    /// positions the search visited. The runtime charges fuel for the
+    /// nodes (docs/cheg.md, "Fuel"), so a searcher that does real work
+    /// should count them; the default visits one node, the position
+    /// after the move.
+    fn search(&mut self, request: &TryMove<'_>) -> Searched {
+        Searched {
+            value: self.value_of(request),
+            nodes: 1,
+        }
+    }
+}
+
+/// What [`Searcher::search`] found and what it cost.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Searched {
+    /// The value, as [`Searcher::value_of`] gives it.
+    pub value: i32,
+    /// The positions visited (at least 1).
+    pub nodes: u64,
 }
 
 /// The score of a mate on the board (minus plies to it).
@@ -75,7 +96,15 @@ pub fn material(position: &Position) -> i32 {
     worth(us) - worth(!us)
 }
 
-fn negamax(position: &Position, depth: u32, ply: i32, mut alpha: i32, beta: i32) -> i32 {
+fn negamax(
+    position: &Position,
+    depth: u32,
+    ply: i32,
+    mut alpha: i32,
+    beta: i32,
+    nodes: &mut u64,
+) -> i32 {
+    *nodes += 1;
     let moves = position.legal_moves();
     if moves.is_empty() {
         return if position.is_check() {
@@ -89,7 +118,7 @@ fn negamax(position: &Position, depth: u32, ply: i32, mut alpha: i32, beta: i32)
     }
     let mut best = -MATE - 1;
     for &m in moves.as_slice() {
-        let v = -negamax(&position.after(m), depth - 1, ply + 1, -beta, -alpha);
+        let v = -negamax(&position.after(m), depth - 1, ply + 1, -beta, -alpha, nodes);
         if v > best {
             best = v;
         }
@@ -105,9 +134,15 @@ fn negamax(position: &Position, depth: u32, ply: i32, mut alpha: i32, beta: i32)
 
 impl Searcher for FixedDepth {
     fn value_of(&mut self, request: &TryMove<'_>) -> i32 {
+        self.search(request).value
+    }
+
+    fn search(&mut self, request: &TryMove<'_>) -> Searched {
         let after = request.position.after(request.mv);
         let rest = self.depth.max(1) - 1;
-        -negamax(&after, rest, 1, -MATE - 1, MATE + 1)
+        let mut nodes = 0;
+        let value = -negamax(&after, rest, 1, -MATE - 1, MATE + 1, &mut nodes);
+        Searched { value, nodes }
     }
 }
 
@@ -135,6 +170,17 @@ mod tests {
             plan: None,
         });
         assert_eq!(v_mate, MATE - 1);
+        // Depth 2: the position after a1a2 and each of Black's replies
+        // as a leaf (Kf8, Kh8 and the pawn moves f6 f5 g6 g5 h6 h5: 8; no
+        // cut-off, as no reply mates).
+        let counted = s.search(&TryMove {
+            position: &pos,
+            mv: quiet,
+            depth: 1,
+            plan: None,
+        });
+        assert_eq!(counted.value, v_quiet);
+        assert_eq!(counted.nodes, 1 + 8);
         assert_eq!(v_quiet, 500 - 300);
     }
 }

@@ -44,6 +44,35 @@ pub fn text_fuel(bytes: usize) -> u64 {
     1 + bytes as u64 / TEXT_BYTES_PER_UNIT
 }
 
+/// The largest budget a host service is offered
+/// ([`crate::runtime::Host::extension_metered`]): 2^62 units. A run's fuel
+/// left is offered as it is below this and as this above it, so that every
+/// backend offers the same number (the interpreter counts unbounded fuel
+/// from `u64::MAX`, compiled code from `i64::MAX`; no run spends the
+/// difference) and a service that reports more than this fails the run
+/// with out-of-fuel on every backend alike.
+pub const HOST_BUDGET_MAX: u64 = 1 << 62;
+
+/// The budget a `HostCall` offers its service when `left` units of fuel
+/// are left after the call's own unit: `left`, capped at
+/// [`HOST_BUDGET_MAX`].
+pub fn host_budget(left: u64) -> u64 {
+    left.min(HOST_BUDGET_MAX)
+}
+
+/// Charges what a host service reported (`reported`, `None` when it gave
+/// up with out-of-fuel) from `left`, the fuel left after the call's own
+/// unit: `Ok` with the fuel then left, or `Err` with the fuel left after
+/// out-of-fuel, which spends the service's whole budget
+/// ([`host_budget`]). The one place both backends take this rule from.
+pub fn charge_host(left: u64, reported: Option<u64>) -> Result<u64, u64> {
+    let budget = host_budget(left);
+    match reported {
+        Some(cost) if cost <= budget => Ok(left - cost),
+        _ => Err(left - budget),
+    }
+}
+
 /// The charge that pays for `instructions` straight-line instructions:
 /// `1 + ⌊instructions / K⌋`.
 pub fn length_charge(instructions: u64) -> u64 {

@@ -1090,25 +1090,26 @@ impl<'p> Interpreter<'p> {
                     for (i, a) in args.iter_mut().enumerate().take(n) {
                         *a = r!(base as usize + i);
                     }
-                    // The work the call will do, charged before it starts.
-                    let cost = crate::intrinsics::cost(id, memory, advice.verbose != 0, &args[..n]);
-                    if fuel < cost {
-                        break 'run Err((TrapKind::OutOfFuel, pc - 1));
-                    }
-                    fuel -= cost;
+                    // The work the call will do is charged before it
+                    // starts, a host service's after it (as the JIT's
+                    // shim does, through the same function).
                     let mut ctx = Ctx {
                         memory,
                         output,
                         host,
                         advice,
                     };
-                    match (info.func)(&mut ctx, &args[..n]) {
-                        Ok(v) => {
+                    match crate::intrinsics::invoke(id, &mut ctx, &args[..n], fuel) {
+                        Ok((v, left)) => {
+                            fuel = left;
                             if info.returns {
                                 set!(base, v);
                             }
                         }
-                        Err(kind) => break 'run Err((kind, pc - 1)),
+                        Err((kind, left)) => {
+                            fuel = left;
+                            break 'run Err((kind, pc - 1));
+                        }
                     }
                 }
                 Op::Write { r } => {

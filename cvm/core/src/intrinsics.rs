@@ -365,9 +365,94 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Turns verbose mode on (non-zero) or off: advised moves and style changes are printed."),
     // Not in the Che++ documents: the way a front end reaches its runtime in the host.
     intr("HostCall", &[p("service", INT), p("a", INT), p("b", INT), p("c", INT)], true, calls::host_call,
-        fuel(1, &[]),
+        fuel(1, &[t(Reported, One, 1, 1)]),
         "Asks the embedder for service number `service` with three words; its answer (0 without a host)."),
 ];
+
+/// The number of `HostCall` in [`INTRINSICS`]: the intrinsic whose work
+/// the host reports ([`crate::runtime::Host::extension_metered`]), charged
+/// by [`invoke`] after the call.
+pub const HOST_CALL: u32 = INTRINSICS.len() as u32 - 1;
+
+/// Calls intrinsic `id` with `args` (one per parameter) with `fuel` units
+/// left, charging its fuel: what both backends do at an `intr`, so that
+/// they charge alike by construction. First the cost ([`cost`]) is
+/// charged; when less is left the call fails with out-of-fuel and does
+/// nothing. Then the intrinsic runs; `HostCall` asks its service through
+/// [`Host::extension_metered`] with the fuel then left as its budget
+/// ([`crate::fuel::host_budget`]) and charges what it reports
+/// ([`crate::fuel::charge_host`]: more than the budget is out-of-fuel
+/// after the call, spending the budget). Returns the result (0 when the
+/// intrinsic has none) and the fuel left, or the error and the fuel left.
+///
+/// ```
+/// use cvm::intrinsics::{invoke, Ctx, HOST_CALL};
+/// use cvm::{AdviceTable, CollectOutput, Host, HostAnswer, Memory, Module, TrapKind};
+///
+/// /// Service 7 doubles its argument and reports one unit per 8 of it.
+/// struct Doubler;
+/// impl Host for Doubler {
+///     fn extension_metered(&mut self, service: i32, [a, _, _]: [i32; 3], _budget: u64)
+///         -> Result<HostAnswer, TrapKind> {
+///         Ok(if service == 7 { HostAnswer::costing(2 * a, a as u64 / 8) } else { HostAnswer::free(0) })
+///     }
+/// }
+/// let (mut memory, mut advice) = (Memory::new(&Module::default()), Box::new(AdviceTable::default()));
+/// let (mut out, mut host) = (CollectOutput::default(), Doubler);
+/// let mut ctx = Ctx { memory: &mut memory, output: &mut out, host: &mut host, advice: &mut advice };
+/// // One unit for the call, 100 / 8 = 12 for the work.
+/// assert_eq!(invoke(HOST_CALL, &mut ctx, &[7, 100, 0, 0], 20), Ok((200, 7)));
+/// // Exactly enough.
+/// assert_eq!(invoke(HOST_CALL, &mut ctx, &[7, 100, 0, 0], 13), Ok((200, 0)));
+/// // One unit short: out of fuel after the call, the fuel left spent.
+/// assert_eq!(invoke(HOST_CALL, &mut ctx, &[7, 100, 0, 0], 12), Err((TrapKind::OutOfFuel, 0)));
+/// // Not even the call's own unit: nothing happens.
+/// assert_eq!(invoke(HOST_CALL, &mut ctx, &[7, 100, 0, 0], 0), Err((TrapKind::OutOfFuel, 0)));
+/// ```
+#[inline]
+pub fn invoke(
+    id: u32,
+    ctx: &mut Ctx<'_>,
+    args: &[i32],
+    fuel: u64,
+) -> Result<(i32, u64), (TrapKind, u64)> {
+    let Some(info) = INTRINSICS.get(id as usize) else {
+        return Err((TrapKind::BadCall(format!("no intrinsic {id}")), fuel));
+    };
+    let cost = cost(id, ctx.memory, ctx.advice.verbose != 0, args);
+    if fuel < cost {
+        return Err((TrapKind::OutOfFuel, fuel));
+    }
+    let left = fuel - cost;
+    if id == HOST_CALL {
+        return host_call(ctx.host, args, left);
+    }
+    match (info.func)(ctx, args) {
+        Ok(v) => Ok((v, left)),
+        Err(kind) => Err((kind, left)),
+    }
+}
+
+/// `HostCall` with `left` units left after its own: asks the service and
+/// charges what it reports.
+fn host_call(host: &mut dyn Host, args: &[i32], left: u64) -> Result<(i32, u64), (TrapKind, u64)> {
+    let &[service, a, b, c] = args else {
+        return Err((
+            TrapKind::BadCall("wrong number of intrinsic arguments".into()),
+            left,
+        ));
+    };
+    let budget = crate::fuel::host_budget(left);
+    let answer = match host.extension_metered(service, [a, b, c], budget) {
+        Ok(answer) => Some(answer),
+        Err(TrapKind::OutOfFuel) => None,
+        Err(kind) => return Err((kind, left)),
+    };
+    match crate::fuel::charge_host(left, answer.map(|a| a.fuel)) {
+        Ok(rest) => Ok((answer.map_or(0, |a| a.value), rest)),
+        Err(rest) => Err((TrapKind::OutOfFuel, rest)),
+    }
+}
 
 /// Looks an intrinsic up by its Che++ name.
 ///
@@ -426,6 +511,11 @@ pub enum Work {
     /// The slots a `Get` form may write: the output list's slots, at most
     /// the given number (every value it can produce and the end marker).
     Out(u32),
+    /// The fuel the host reports for a service's work
+    /// ([`crate::runtime::Host::extension_metered`]): known only after the
+    /// call, so it is charged then (by [`invoke`]), counts 0 in [`cost`]
+    /// and leaves [`cost_known`] and [`cost_bound`] without an answer.
+    Reported,
 }
 
 /// What multiplies a [`Work`] term: how much the scalar argument selects.
@@ -508,7 +598,8 @@ pub const LINE: u32 = 25;
 
 use Per::{Colours, ControlPieces, Movers, One, Pieces, Verbose, VerboseColours};
 use Work::{
-    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Segments, Slots, Squares, Union,
+    Call, ColourSquares, Elements, Files, ListedPieces, Moves, Out, Reported, Segments, Slots,
+    Squares, Union,
 };
 
 /// An argument of an intrinsic call as far as it is known before run
@@ -615,6 +706,8 @@ impl Work {
                 8 * u64::from(files.count_ones())
             }
             Work::Out(n) => slots.min(u64::from(n)),
+            // Charged after the call, by `invoke`.
+            Work::Reported => 0,
         }
     }
 
@@ -628,6 +721,7 @@ impl Work {
             Work::Segments => slots.saturating_mul(8),
             Work::ListedPieces => slots.saturating_mul(12),
             Work::Out(n) => slots.min(u64::from(n)),
+            Work::Reported => u64::MAX,
         }
     }
 
@@ -636,6 +730,7 @@ impl Work {
     fn of(self, list: ListView<'_>, elem: ElemKind) -> Result<u64, Option<u64>> {
         match (self, list) {
             (Work::Call, _) => Ok(1),
+            (Work::Reported, _) => Err(None),
             (
                 _,
                 ListView::Known {
@@ -957,6 +1052,7 @@ impl Work {
             Work::ListedPieces => "listed-pieces".into(),
             Work::Files => "file-squares".into(),
             Work::Out(n) => format!("min(slots, {n})"),
+            Work::Reported => "reported".into(),
         }
     }
 }
@@ -1045,7 +1141,7 @@ mod tests {
                 assert!(t.of.is_power_of_two(), "{}: {t}", info.name);
                 assert!(t.units >= 1, "{}: {t}", info.name);
                 match t.work {
-                    Work::Call => {}
+                    Work::Call | Work::Reported => {}
                     Work::Out(_) => assert!(
                         matches!(list, Some(ParamKind::List { out: true, .. })),
                         "{}: {t} needs an output list",
@@ -1186,6 +1282,12 @@ mod tests {
                     }
                 })
                 .collect();
+            if info.cost.terms.iter().any(|t| t.work == Work::Reported) {
+                // Known only after the call: no cost before it, no bound.
+                assert_eq!(cost_known(id, &known), None, "{}", info.name);
+                assert_eq!(cost_bound(id, &known), None, "{}", info.name);
+                continue;
+            }
             let uses_verbose = info
                 .cost
                 .terms

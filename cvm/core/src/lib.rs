@@ -91,8 +91,8 @@ pub use cvm_chess::{AdviceTable, BoardView};
 pub use interp::Interpreter;
 pub use module::Module;
 pub use runtime::{
-    format_value, CollectOutput, Completion, Host, Limits, Memory, NoHost, NullOutput, Output,
-    OutputLine, RuntimeError, TrapKind, WriterOutput,
+    format_value, CollectOutput, Completion, Host, HostAnswer, Limits, Memory, NoHost, NullOutput,
+    Output, OutputLine, RuntimeError, TrapKind, WriterOutput,
 };
 pub use verify::{Program, VerifyError};
 pub use vm::{Backend, Vm};

@@ -504,7 +504,11 @@ pub(crate) fn set_verbose(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
 }
 
 /// `HostCall(service, a, b, c)`: hands the call to the embedder
-/// ([`crate::runtime::Host::extension`]).
+/// ([`crate::runtime::Host::extension`]). This is the table's plain
+/// entry; the backends run `HostCall` through
+/// [`crate::intrinsics::invoke`], which asks
+/// [`crate::runtime::Host::extension_metered`] and charges the work the
+/// service reports.
 pub(crate) fn host_call(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
     let &[service, a, b, c] = args else {
         return Err(bad_args());

@@ -278,6 +278,70 @@ pub trait Host {
         let _ = (service, args);
         Ok(0)
     }
+
+    /// [`Host::extension`] with the fuel its work costs: what both
+    /// backends call for `HostCall`. `budget` is the fuel the run has left
+    /// once the call's own unit is paid, capped at
+    /// [`crate::fuel::HOST_BUDGET_MAX`] (so an unbounded run offers the
+    /// cap), the same number on every backend.
+    ///
+    /// The answer's [`HostAnswer::fuel`] is charged after the service
+    /// returns, at the `intr`. When it exceeds `budget` the run fails with
+    /// out-of-fuel at the `intr` and the budget is spent (all the fuel
+    /// left, for any run with less than the cap), whatever the service
+    /// answered; returning `Err(TrapKind::OutOfFuel)` does the same. So a
+    /// service that sees its work will cost more than `budget` should stop
+    /// there and report more (for example with [`HostAnswer::exhausted`]):
+    /// the run cannot pay for the rest. Any other error fails the run at
+    /// the `intr` with only the call's own unit spent.
+    ///
+    /// The host promises a constant: the time a service takes is at most
+    /// that many nanoseconds for each unit it reports (plus one unit's
+    /// worth for the call), so that fuel bounds the time a run spends in
+    /// its host as it bounds the rest (docs/cvm.md, "Fuel"). The default
+    /// calls [`Host::extension`] and reports no work, which is right only
+    /// for services that take constant time.
+    fn extension_metered(
+        &mut self,
+        service: i32,
+        args: [i32; 3],
+        budget: u64,
+    ) -> Result<HostAnswer, TrapKind> {
+        let _ = budget;
+        self.extension(service, args).map(HostAnswer::free)
+    }
+}
+
+/// What a host service answers when it says what its work costs
+/// ([`Host::extension_metered`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostAnswer {
+    /// The value `HostCall` pushes.
+    pub value: i32,
+    /// The fuel the service's work costs, charged after it returned (on
+    /// top of the one unit every `HostCall` charges before it starts).
+    pub fuel: u64,
+}
+
+impl HostAnswer {
+    /// An answer whose work costs nothing beyond the call.
+    pub const fn free(value: i32) -> HostAnswer {
+        HostAnswer { value, fuel: 0 }
+    }
+
+    /// An answer whose work costs `fuel` units.
+    pub const fn costing(value: i32, fuel: u64) -> HostAnswer {
+        HostAnswer { value, fuel }
+    }
+
+    /// The answer of a service that stopped because its work would cost
+    /// more than `budget`: the run fails with out-of-fuel.
+    pub const fn exhausted(budget: u64) -> HostAnswer {
+        HostAnswer {
+            value: 0,
+            fuel: budget.saturating_add(1),
+        }
+    }
 }
 
 /// A [`Host`] with every default.

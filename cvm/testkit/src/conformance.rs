@@ -21,6 +21,10 @@
 //! ;! advice empty           the advice table after the call: `empty` or `set`
 //! ```
 //!
+//! The host the cases run with answers the `HostCall` services of
+//! [`host_service`] (a service that reports its work, one that echoes the
+//! budget it was offered, one that gives up, one that fails).
+//!
 //! Error kinds: `division-by-zero`, `list-index`, `list-overflow`,
 //! `call-depth`, `out-of-fuel`, `intrinsic`, `bad-call`. When an error is
 //! expected, the output lines listed must be exactly those written before
@@ -86,12 +90,51 @@ pub struct Outcome {
     pub advice: Box<cvm::AdviceTable>,
 }
 
-/// A host with a position, or none.
+/// A host with a position, or none, and the `HostCall` services of
+/// [`host_service`].
 struct CaseHost(Option<BoardView>);
+
+/// The `HostCall` services the conformance host answers, for the cases on
+/// fuel a host reports ([`cvm::Host::extension_metered`]); any other
+/// service answers 0 and reports no work (the default).
+pub mod host_service {
+    /// `HostCall(1, a, b, _)`: answers `a`, reporting `b` units of work
+    /// (a negative `b` as none).
+    pub const COSTING: i32 = 1;
+    /// `HostCall(2, _, _, _)`: answers the budget it was offered (at most
+    /// `i32::MAX`), reporting no work: the cases check that every backend
+    /// offers the same.
+    pub const BUDGET: i32 = 2;
+    /// `HostCall(3, _, _, _)`: gives up with out-of-fuel whatever the
+    /// budget.
+    pub const GIVE_UP: i32 = 3;
+    /// `HostCall(4, a, _, _)`: fails with an intrinsic error after `a`
+    /// units of work (an error other than out-of-fuel charges no work).
+    pub const FAIL: i32 = 4;
+}
 
 impl cvm::Host for CaseHost {
     fn board(&self) -> Option<&BoardView> {
         self.0.as_ref()
+    }
+
+    fn extension_metered(
+        &mut self,
+        service: i32,
+        [a, b, _]: [i32; 3],
+        budget: u64,
+    ) -> Result<cvm::HostAnswer, TrapKind> {
+        Ok(match service {
+            host_service::COSTING => cvm::HostAnswer::costing(a, u64::try_from(b).unwrap_or(0)),
+            host_service::BUDGET => {
+                cvm::HostAnswer::free(i32::try_from(budget).unwrap_or(i32::MAX))
+            }
+            host_service::GIVE_UP => return Err(TrapKind::OutOfFuel),
+            host_service::FAIL => {
+                return Err(TrapKind::Intrinsic(format!("failed after {a} units")))
+            }
+            _ => cvm::HostAnswer::free(0),
+        })
     }
 }
 

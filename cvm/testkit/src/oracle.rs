@@ -70,6 +70,24 @@ impl Host for ScenarioHost {
     fn style_default(&self, id: i32) -> i32 {
         cvm_chess::style::default_value(id).wrapping_add(id)
     }
+    /// `HostCall(service, a, b, c)`: an answer mixed from the words and,
+    /// for an odd service, `b & 63` units of reported work, so that the
+    /// generated programs (which call `HostCall` with arbitrary words)
+    /// also run out of fuel at host charges, on every backend alike.
+    fn extension_metered(
+        &mut self,
+        service: i32,
+        [a, b, c]: [i32; 3],
+        _budget: u64,
+    ) -> Result<cvm::HostAnswer, cvm::TrapKind> {
+        let value = service.wrapping_mul(31).wrapping_add(a) ^ c;
+        let fuel = if service & 1 == 1 {
+            u64::from((b & 63) as u32)
+        } else {
+            0
+        };
+        Ok(cvm::HostAnswer::costing(value, fuel))
+    }
 }
 
 /// The function and arguments a scenario calls.

@@ -11,7 +11,8 @@
 //!
 //! A `.cheg` file is a CHEG endgame program: `compile`, `asm` and `run`
 //! take it too (`run` also reads `--depth N`, the plies of the search
-//! behind TRY, PLAYB and PLAN, default 2); see `che_cli::cheg_cmd`.
+//! behind TRY, PLAYB and PLAN, default 2; `--depth` with any other program
+//! is refused as a bad argument, status 1); see `che_cli::cheg_cmd`.
 //!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
 //! CVM assembler, `.che3` a program in Nimzo 3's Che dialect, anything else
@@ -167,9 +168,26 @@ struct RunArgs {
     /// Fuel bound: calls and backward jumps by the code they run, output, intrinsics' work (default: unbounded).
     #[arg(long)]
     fuel: Option<u64>,
-    /// CHEG programs: plies of the search behind TRY, PLAYB and PLAN.
-    #[arg(long, default_value_t = 2)]
-    depth: u32,
+    /// CHEG programs only: plies of the search behind TRY, PLAYB and PLAN (default 2).
+    #[arg(long)]
+    depth: Option<u32>,
+}
+
+/// The plies of a CHEG run's search when `--depth` is not given.
+const DEFAULT_CHEG_DEPTH: u32 = 2;
+
+impl RunArgs {
+    /// Refuses `--depth` for a program that is not CHEG: it would do
+    /// nothing there.
+    fn refuse_depth(&self) -> Result<(), Failed> {
+        match self.depth {
+            Some(_) => Err(fail(format!(
+                "--depth sets the search of CHEG programs (.cheg) and does nothing for {}; leave it out",
+                self.file.display()
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Reads `--backend`: the names [`Backend`] knows, listed in the help.
@@ -389,7 +407,7 @@ fn run_cheg(args: &RunArgs) -> Result<(), Failed> {
         fen: &args.fen,
         backend: args.backend,
         fuel: args.fuel,
-        depth: args.depth,
+        depth: args.depth.unwrap_or(DEFAULT_CHEG_DEPTH),
         no_opt: args.includes.no_opt,
     };
     match cheg_cmd::run(&args.file, &options) {
@@ -496,6 +514,7 @@ fn run(command: Command) -> Result<(), Failed> {
             run_cheg(&args)
         }
         Command::Run(args) => {
+            args.refuse_depth()?;
             let mut out = WriterOutput::new(std::io::stdout().lock());
             execute(&args, &mut out)?;
             match out.error {
@@ -507,6 +526,7 @@ fn run(command: Command) -> Result<(), Failed> {
             "advice runs Che++ programs; a CHEG program runs with `che run`",
         )),
         Command::Advice { run: args, svg } => {
+            args.refuse_depth()?;
             let mut out = CollectOutput::default();
             let table = execute(&args, &mut out)?;
             if let Some(path) = svg {

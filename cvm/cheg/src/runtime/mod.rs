@@ -4,6 +4,7 @@
 //! the chosen move, the value) is collected in a [`Report`].
 
 pub mod board;
+pub mod meter;
 pub mod ops;
 
 use crate::ast::{Literal, Program};
@@ -13,7 +14,8 @@ use crate::table::{Cond, Instr, Order, Predefined};
 use crate::value::{Heap, MoveVal, Value};
 use board::Board;
 use chess_core::{Move, PieceKind, Position};
-use cvm::TrapKind;
+use cvm::{HostAnswer, TrapKind};
+use meter::{Meter, CONDITION_STEPS, MOVEGEN_STEPS, NODE_STEPS, PRINT_STEPS, SERVICE_STEPS};
 use ops::{int, set};
 
 /// What one run did.
@@ -108,6 +110,8 @@ pub struct ChegHost<'a> {
     literals: Vec<Option<i32>>,
     predefined: Vec<Option<i32>>,
     report: Report,
+    /// The work of the service call in progress.
+    meter: Meter,
 }
 
 impl<'a> ChegHost<'a> {
@@ -124,6 +128,7 @@ impl<'a> ChegHost<'a> {
             literals: vec![None; program.literals.len()],
             predefined: vec![None; 48],
             report: Report::default(),
+            meter: Meter::unlimited(),
         }
     }
 
@@ -159,17 +164,19 @@ impl<'a> ChegHost<'a> {
         self.heap.get(h).clone()
     }
 
-    fn start(&mut self) -> i32 {
+    fn start(&mut self) -> Result<i32, TrapKind> {
         if let Some(plan) = &self.plan {
             self.report.entry = Some(usize::MAX);
-            return plan.target;
+            return Ok(plan.target);
         }
+        // An ENTRY line is tested in a step or so.
+        self.meter.add(self.program.entries.len() as u64)?;
         match matching_entry(self.program, &self.board.position) {
             Some(i) => {
                 self.report.entry = Some(i);
-                (self.program.tags.len() + i) as i32
+                Ok((self.program.tags.len() + i) as i32)
             }
-            None => -1,
+            None => Ok(-1),
         }
     }
 
@@ -182,6 +189,7 @@ impl<'a> ChegHost<'a> {
             return Ok(h);
         }
         let v = literal_value(&self.program.literals[index]);
+        self.meter.nodes(&v, 1)?;
         let h = self.put(v)?;
         self.literals[index] = Some(h);
         Ok(h)
@@ -196,6 +204,9 @@ impl<'a> ChegHost<'a> {
         let slot = code as usize;
         if let Some(Some(h)) = self.predefined.get(slot) {
             return Ok(*h);
+        }
+        if matches!(p, Predefined::Lm | Predefined::Pg) {
+            self.meter.add(MOVEGEN_STEPS)?;
         }
         let v = match p {
             Predefined::X => Value::Undef,
@@ -220,6 +231,7 @@ impl<'a> ChegHost<'a> {
                 .flatten()
                 .map_or(Value::Undef, Value::Piece),
         };
+        self.meter.nodes(&v, 1)?;
         let h = self.put(v)?;
         if let Some(s) = self.predefined.get_mut(slot) {
             *s = Some(h);
@@ -364,7 +376,7 @@ impl<'a> ChegHost<'a> {
     /// The elements of `set` that satisfy condition `cond`, stably sorted
     /// by ordering `order`.
     fn select(
-        &self,
+        &mut self,
         what: &str,
         set_value: &Value,
         cond: i32,
@@ -374,11 +386,16 @@ impl<'a> ChegHost<'a> {
         let items = set(what, set_value)?;
         let mut out = Vec::new();
         for e in items {
+            self.meter.add(CONDITION_STEPS)?;
             if self.condition(cond, e, side)? {
                 out.push(e.clone());
             }
         }
         if order & 255 != 0 {
+            // A rank per element and a sort.
+            let n = out.len() as u64;
+            self.meter
+                .add(n.saturating_mul(u64::from(64 - n.leading_zeros())))?;
             let mut keyed = Vec::with_capacity(out.len());
             for e in out {
                 let r = self.board.rank(Board::move_of("DEEP", &e)?.to);
@@ -398,15 +415,20 @@ impl<'a> ChegHost<'a> {
     fn try_moves(&mut self, what: &str, moves: &[Value]) -> Result<(), TrapKind> {
         for v in moves {
             let m = Board::move_of(what, v)?;
+            // The legality test, and before every search the check that
+            // the budget is not spent already.
+            self.meter.add(MOVEGEN_STEPS)?;
             let Some(legal) = self.board.legal(&m) else {
                 continue;
             };
-            let score = self.searcher.value_of(&TryMove {
+            let found = self.searcher.search(&TryMove {
                 position: &self.board.position,
                 mv: legal,
                 depth: self.depth,
                 plan: self.plan.as_ref(),
             });
+            self.meter.add(found.nodes.saturating_mul(NODE_STEPS))?;
+            let score = found.value;
             if self.report.best.is_none_or(|(_, b)| score > b) {
                 self.report.best = Some((legal, score));
             }
@@ -434,6 +456,7 @@ impl<'a> ChegHost<'a> {
                 let mut line = String::from("break");
                 for h in args {
                     if h >= 0 {
+                        self.meter.nodes(self.heap.get(h), PRINT_STEPS)?;
                         line.push(' ');
                         line.push_str(&self.heap.get(h).to_string());
                     }
@@ -466,6 +489,7 @@ impl<'a> ChegHost<'a> {
             }
             Instr::Plan => {
                 let moves = set(name, &vb)?.to_vec();
+                self.meter.add(moves.len() as u64)?;
                 self.plan = Some(Plan {
                     target: a,
                     variable: vc,
@@ -525,7 +549,7 @@ impl<'a> ChegHost<'a> {
             | Instr::Insert
             | Instr::Unsert
             | Instr::ExchWE
-            | Instr::ExchEl => ops::set_op(instr, &va, &vb, &vc)?,
+            | Instr::ExchEl => ops::set_op_metered(instr, &va, &vb, &vc, &mut self.meter)?,
             Instr::Piece => Value::Piece(self.board.piece_of(name, &va)?),
             Instr::Square => Value::Square(Board::square_of(name, &va)?),
             Instr::Side => Value::Int(self.board.side(Board::square_of(name, &va)?)),
@@ -617,11 +641,34 @@ pub fn literal_value(lit: &Literal) -> Value {
     }
 }
 
+/// The services charge fuel for their work (docs/cheg.md, "Fuel"):
+/// [`cvm::Host::extension_metered`] counts it on a [`Meter`] and stops a
+/// service whose work the run's budget cannot pay for.
 impl cvm::Host for ChegHost<'_> {
     fn extension(&mut self, service: i32, args: [i32; 3]) -> Result<i32, TrapKind> {
+        self.extension_metered(service, args, cvm::fuel::HOST_BUDGET_MAX)
+            .map(|answer| answer.value)
+    }
+
+    fn extension_metered(
+        &mut self,
+        service: i32,
+        args: [i32; 3],
+        budget: u64,
+    ) -> Result<HostAnswer, TrapKind> {
+        self.meter = Meter::new(budget);
+        self.meter.add(SERVICE_STEPS)?;
+        let value = self.service(service, args)?;
+        Ok(HostAnswer::costing(value, self.meter.fuel()))
+    }
+}
+
+impl ChegHost<'_> {
+    /// Answers one `HostCall`, counting its work on `self.meter`.
+    fn service(&mut self, service: i32, args: [i32; 3]) -> Result<i32, TrapKind> {
         let [a, b, c] = args;
         match service {
-            svc::START => Ok(self.start()),
+            svc::START => self.start(),
             svc::LITERAL => self.literal(a),
             svc::PREDEFINED => self.predefined(a),
             svc::PLAN_VARIABLE => match self.plan.as_ref().map(|p| p.variable.clone()) {
@@ -634,6 +681,7 @@ impl cvm::Host for ChegHost<'_> {
                 self.end(None)
             }),
             svc::CONDITION => {
+                self.meter.add(CONDITION_STEPS)?;
                 let (v, side) = (self.get(b), self.get(c));
                 Ok(i32::from(self.condition(a, &v, &side)?))
             }
@@ -678,7 +726,10 @@ impl cvm::Host for ChegHost<'_> {
                     other,
                 )),
             },
-            svc::EQUAL => Ok(i32::from(self.heap.get(a) == self.heap.get(b))),
+            svc::EQUAL => {
+                let (x, y) = (self.get(a), self.get(b));
+                Ok(i32::from(self.meter.equal(&x, &y)?))
+            }
             svc::LESS => {
                 let x = int("JUMP", self.heap.get(a))?;
                 let y = int("JUMP", self.heap.get(b))?;

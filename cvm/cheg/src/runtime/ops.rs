@@ -2,6 +2,7 @@
 //! sets. Each takes values and returns a value or an error message (the
 //! host turns it into a runtime error at the instruction's line).
 
+use super::meter::Meter;
 use crate::table::Instr;
 use crate::value::Value;
 use cvm::TrapKind;
@@ -102,40 +103,65 @@ fn checked_len(what: &str, n: i64) -> Result<usize, TrapKind> {
     }
 }
 
-/// Set instructions that build a new set from their arguments.
+/// Set instructions that build a new set from their arguments, without a
+/// limit on their work ([`set_op_metered`] with an unlimited meter).
 pub fn set_op(instr: Instr, a: &Value, b: &Value, c: &Value) -> OpResult {
+    set_op_metered(instr, a, b, c, &mut Meter::unlimited())
+}
+
+/// Set instructions that build a new set from their arguments, counting
+/// their work on `meter` (docs/cheg.md, "Fuel"): a step for every element
+/// copied into the result and every pair of value nodes compared (so
+/// INTERS, DIFFER and UNION count the product of their sets' sizes, MEMBER
+/// and MEMNUM the elements compared); out-of-fuel as soon as the meter's
+/// budget cannot pay for the work.
+pub fn set_op_metered(
+    instr: Instr,
+    a: &Value,
+    b: &Value,
+    c: &Value,
+    meter: &mut Meter,
+) -> OpResult {
     let name = instr.name();
     match instr {
-        Instr::Pair => Ok(Value::set(vec![a.clone(), b.clone()])),
-        Instr::Member => Ok(Value::Logical(set(name, b)?.contains(a))),
-        Instr::MemNum => {
-            let items = set(name, b)?;
-            Ok(Value::Int(
-                items
-                    .iter()
-                    .position(|e| e == a)
-                    .map_or(0, |i| i as i64 + 1),
-            ))
+        Instr::Pair => {
+            meter.add(2)?;
+            Ok(Value::set(vec![a.clone(), b.clone()]))
         }
+        Instr::Member => Ok(Value::Logical(meter.position(set(name, b)?, a)?.is_some())),
+        Instr::MemNum => Ok(Value::Int(
+            meter
+                .position(set(name, b)?, a)?
+                .map_or(0, |i| i as i64 + 1),
+        )),
         Instr::Card => Ok(Value::Int(set(name, a)?.len() as i64)),
         Instr::Inters | Instr::Differ => {
             let (x, y) = (set(name, a)?, set(name, b)?);
             let keep = instr == Instr::Inters;
-            Ok(Value::set(
-                x.iter()
-                    .filter(|e| y.contains(e) == keep)
-                    .cloned()
-                    .collect(),
-            ))
+            let mut out = Vec::new();
+            for e in x {
+                meter.add(1)?;
+                if meter.position(y, e)?.is_some() == keep {
+                    out.push(e.clone());
+                }
+            }
+            Ok(Value::set(out))
         }
         Instr::Union => {
             let (x, y) = (set(name, a)?, set(name, b)?);
+            meter.add(x.len() as u64)?;
             let mut out = x.to_vec();
-            out.extend(y.iter().filter(|e| !x.contains(e)).cloned());
+            for e in y {
+                meter.add(1)?;
+                if meter.position(x, e)?.is_none() {
+                    out.push(e.clone());
+                }
+            }
             Ok(Value::set(out))
         }
         Instr::Append => {
             let (x, y) = (set(name, a)?, set(name, b)?);
+            meter.add(x.len() as u64 + y.len() as u64)?;
             let mut out = x.to_vec();
             out.extend_from_slice(y);
             Ok(Value::set(out))
@@ -157,8 +183,9 @@ pub fn set_op(instr: Instr, a: &Value, b: &Value, c: &Value) -> OpResult {
             if n <= 0 {
                 return Ok(b.clone());
             }
-            let mut out = items.to_vec();
             let at = checked_len(name, n)? - 1;
+            meter.add(items.len().max(at + 1) as u64)?;
+            let mut out = items.to_vec();
             if at >= out.len() {
                 out.resize(at, Value::Undef);
                 out.push(a.clone());
@@ -173,6 +200,7 @@ pub fn set_op(instr: Instr, a: &Value, b: &Value, c: &Value) -> OpResult {
         Instr::Unsert => {
             let items = set(name, a)?;
             let n = position(int(name, b)?, items.len());
+            meter.add(items.len() as u64)?;
             let mut out = items.to_vec();
             if n >= 1 && (n as usize) <= out.len() {
                 out.remove(n as usize - 1);
@@ -188,6 +216,7 @@ pub fn set_op(instr: Instr, a: &Value, b: &Value, c: &Value) -> OpResult {
                 return Ok(b.clone());
             }
             let at = checked_len(name, n)? - 1;
+            meter.add(items.len().max(at + 1) as u64)?;
             let mut out = items.to_vec();
             if at >= out.len() {
                 out.resize(at + 1, Value::Undef);
@@ -204,8 +233,9 @@ pub fn set_op(instr: Instr, a: &Value, b: &Value, c: &Value) -> OpResult {
                 return Ok(a.clone());
             }
             let (i, j) = (checked_len(name, i)? - 1, checked_len(name, j)? - 1);
-            let mut out = items.to_vec();
             let need = i.max(j) + 1;
+            meter.add(items.len().max(need) as u64)?;
+            let mut out = items.to_vec();
             if need > out.len() {
                 out.resize(need, Value::Undef);
             }
