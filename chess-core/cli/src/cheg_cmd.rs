@@ -5,9 +5,12 @@
 //! `move none`, then `value W L C` when the program gave a value; or
 //! `no entry` when no ENTRY matches the position.
 
+use che_engine::advisor::AdviceMode;
+use che_engine::endgame::{EndgameProgram, EndgameSource};
+use che_engine::engine::{EndgameRunError, Engine};
+use che_engine::options::EngineOptions;
 use chess_core::Position;
-use cvm::{Backend, Limits, Module, Program};
-use jit::Prepared;
+use cvm::{Backend, Module, Program};
 use std::path::Path;
 
 /// Why a CHEG command failed; the text is ready for standard error.
@@ -76,7 +79,9 @@ pub struct RunOptions<'a> {
     pub backend: Backend,
     /// The fuel bound, if any.
     pub fuel: Option<u64>,
-    /// Plies of the fixed-depth search behind TRY, PLAYB and PLAN.
+    /// The depth of the engine's search behind TRY, PLAYB and PLAN, as
+    /// `go depth` gives it: the tried move and `depth - 1` plies below it
+    /// (at least one).
     pub depth: u32,
     /// Skip the optimizer.
     pub no_opt: bool,
@@ -154,23 +159,30 @@ pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String
         };
         (module, program, None, String::new())
     };
-    let verified = Program::new(module)
+    let sources = compilation
+        .as_ref()
+        .map(|c| c.sources.clone())
+        .unwrap_or_default();
+    // The module is optimized already (unless --no-opt): the program takes it as it is.
+    let source = EndgameSource::File(path.to_path_buf());
+    let endgame = EndgameProgram::from_parts(source, program, module, sources, false)
         .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
-    let prepared = Prepared::new(verified, options.backend)
-        .map_err(|e| ChegError::Compile(format!("che: JIT compilation failed: {e}\n")))?;
-    let mut vm = prepared.instance();
-    vm.set_limits(Limits {
-        fuel: options.fuel,
-        ..Limits::default()
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        backend: options.backend,
+        advice_mode: AdviceMode::Off,
+        ..EngineOptions::default()
     });
-    let mut search = cheg::search::FixedDepth {
-        depth: options.depth,
-    };
-    match cheg::run(&mut *vm, &program, position, &mut search) {
+    engine.set_endgame_program(Some(endgame));
+    if let Some(e) = engine.endgame_error() {
+        return Err(ChegError::Compile(format!("che: {e}\n")));
+    }
+    match engine.endgame_run(&position, options.depth, options.fuel) {
         Ok(report) => Ok((report.lines(), warnings)),
-        Err(failure) => Err(ChegError::Runtime {
-            lines: failure.report.breaks.clone(),
-            message: render_runtime(&failure.error, compilation.as_ref()),
+        Err(EndgameRunError::Failed { breaks, error }) => Err(ChegError::Runtime {
+            lines: breaks,
+            message: render_runtime(&error, compilation.as_ref()),
         }),
+        Err(EndgameRunError::NoProgram(e)) => Err(ChegError::Compile(format!("che: {e}\n"))),
     }
 }

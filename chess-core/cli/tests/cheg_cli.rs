@@ -55,9 +55,16 @@ fn run_prints_breaks_move_and_value_on_both_backends() {
             "break 1 wP@e2 bK@e5\nbreak e2e4\nbreak\nmove e2e3\nvalue 10 0 100\n"
         );
     }
-    // At depth 1 the capture of e4 is not seen: the deeper move comes first.
-    let o = che(&["run", p, "--fen", KPK, "--depth", "1"]);
-    assert!(stdout(&o).contains("move e2e4\n"), "{}", stdout(&o));
+    // The engine's search behind PLAYB sees the king take a pawn on e4 at every depth (its
+    // quiescence search already at depth 1), so the shorter step stays first.
+    for depth in ["1", "3", "5"] {
+        let o = che(&["run", p, "--fen", KPK, "--depth", depth]);
+        assert!(
+            stdout(&o).contains("move e2e3\n"),
+            "{depth}: {}",
+            stdout(&o)
+        );
+    }
 }
 
 #[test]
@@ -269,4 +276,35 @@ fn a_compiled_module_runs_like_the_source() {
         "{}",
         stderr(&o)
     );
+}
+
+/// At the nodes of TRY's searches the program values the position by the rank of the side to
+/// move's king: a material search would rank every move of this position alike.
+const KING_UP: &str = "\
+ENTRY Q,K
+\tJUMP> DEPTH,\"1,NODE
+\tTRY LM,,
+\tDONE
+NODE:\tRANK R,WK
+\tVALRET R,\"0,\"50
+END
+";
+
+#[test]
+fn run_searches_with_the_engine_which_re_enters_the_program_at_its_nodes() {
+    let path = program("kingup.cheg", KING_UP);
+    let p = path.to_str().expect("utf-8 path");
+    let cases = [
+        ("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", ["e1d2", "e1e2", "e1f2"]),
+        ("3qk3/8/8/8/8/8/8/4K3 b - - 0 1", ["e8d7", "e8e7", "e8f7"]),
+    ];
+    for (fen, king_up) in cases {
+        for backend in ["interp", "jit", "auto"] {
+            let o = che(&["run", p, "--fen", fen, "--backend", backend]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let out = stdout(&o);
+            let chosen = out.trim().strip_prefix("move ").unwrap_or("");
+            assert!(king_up.contains(&chosen), "{fen} {backend}: {out}");
+        }
+    }
 }

@@ -34,7 +34,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::value::{MATE, MATE_BOUND};
 use crate::search::{self, LeafHook, SearchContext, SearchSetup};
 use cheg::ast::Program as ChegProgram;
-use cheg::search::{FixedDepth, Plan, Searcher, TryMove};
+use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
 use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
@@ -210,16 +210,33 @@ impl EndgameProgram {
                 None => return Err(format!("{source} was not compiled from CHEG")),
             },
         };
-        let verified = Program::new(module).map_err(|e| format!("{source}: {e}"))?;
-        let verified = Program::new(cvm::opt::optimize(&verified).0.into_module())
-            .map_err(|e| format!("{source}: {e}"))?;
-        Ok(Some(EndgameProgram {
-            source: source.clone(),
+        EndgameProgram::from_parts(source.clone(), program, module, sources, true).map(Some)
+    }
+
+    /// An endgame program from a compilation's parts: the checked program, the module compiled
+    /// from it (or loaded from a `.cmp`/`.asm` file that embeds it) and the sources runtime
+    /// errors are rendered with (empty when not at hand). `optimize` runs the CVM optimizer over
+    /// the module first ([`EndgameProgram::load`] always does). `source` only names the program
+    /// in reports. An error when the module does not verify.
+    pub fn from_parts(
+        source: EndgameSource,
+        program: ChegProgram,
+        module: cvm::Module,
+        sources: cheg::SourceMap,
+        optimize: bool,
+    ) -> Result<EndgameProgram, String> {
+        let mut verified = Program::new(module).map_err(|e| format!("{source}: {e}"))?;
+        if optimize {
+            verified = Program::new(cvm::opt::optimize(&verified).0.into_module())
+                .map_err(|e| format!("{source}: {e}"))?;
+        }
+        Ok(EndgameProgram {
+            source,
             program,
             verified,
             sources,
             prepared: Vec::new(),
-        }))
+        })
     }
 
     /// Where the program came from.
@@ -490,13 +507,17 @@ pub struct EngineSearcher<'a, 'p> {
 
 impl Searcher for EngineSearcher<'_, '_> {
     fn value_of(&mut self, request: &TryMove<'_>) -> i32 {
+        self.search(request).value
+    }
+
+    fn search(&mut self, request: &TryMove<'_>) -> Searched {
         let child = request.position.after(request.mv);
         // A move back to a position of the game is a draw: the searches below start at the
         // child, where the search's own repetition rule does not look, and a program whose
         // values have plateaus would otherwise circle until the fifty-move rule.
         if self.game.contains(&child.hash()) {
             self.nodes += 1;
-            return 0;
+            return Searched { value: 0, nodes: 1 };
         }
         let inner = SearchControl::new();
         inner.arm(self.limits.depth, self.limits.time);
@@ -531,7 +552,10 @@ impl Searcher for EngineSearcher<'_, '_> {
         let result = search::run(ctx, &setup, &mut |_| {});
         self.nodes += result.nodes;
         self.hook_failed |= result.hook_failed;
-        cheg_score(-result.score)
+        Searched {
+            value: cheg_score(-result.score),
+            nodes: result.nodes.max(1),
+        }
     }
 }
 

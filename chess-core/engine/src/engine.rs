@@ -104,6 +104,32 @@ impl GameState {
     }
 }
 
+/// One run of the endgame program at the root ([`Engine::endgame_root_run`]).
+struct RootRun<'p> {
+    /// The hook that re-entered the program at the nodes (kept for the search that follows).
+    hook: NodeHook<'p>,
+    /// The run.
+    run: Result<cheg::Report, cheg::RunFailure>,
+    /// Nodes the searches of the tried moves visited.
+    tried_nodes: u64,
+}
+
+/// Why [`Engine::endgame_run`] gave no report.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EndgameRunError {
+    /// No endgame program is loaded, or it could not be prepared for the backend.
+    #[error("{0}")]
+    NoProgram(String),
+    /// The program failed (a runtime error or out of fuel).
+    #[error("{error}")]
+    Failed {
+        /// The BREAK lines printed before the failure.
+        breaks: Vec<String>,
+        /// The error, with its source position.
+        error: cvm::RuntimeError,
+    },
+}
+
 /// The chess engine.
 pub struct Engine {
     options: EngineOptions,
@@ -622,26 +648,32 @@ impl Engine {
                 return None;
             }
         }
-        let program = self.endgame.as_ref()?;
+        // The program is taken out for the search and put back: the node hook borrows it while
+        // the search borrows the engine's tables.
+        let program = self.endgame.take()?;
+        let result = self.endgame_search_with(&program, setup, go, plan, control, sink);
+        self.endgame = Some(program);
+        result
+    }
+
+    /// [`Engine::endgame_search`] with `program` (prepared for the backend).
+    fn endgame_search_with(
+        &mut self,
+        program: &EndgameProgram,
+        setup: &SearchSetup,
+        go: &GoParams,
+        plan: TimePlan,
+        control: &SearchControl,
+        sink: &mut dyn FnMut(EngineEvent),
+    ) -> Option<SearchResult> {
+        let root = setup.root;
         let budget = FuelBudget::for_deadline(plan.hard);
         let root_fuel = budget.root.min(crate::endgame::ROOT_FUEL);
         let node_fuel = budget.node.min(crate::endgame::NODE_FUEL);
         let start = std::time::Instant::now();
-        let mut hook = match NodeHook::new(program, backend, root.side_to_move(), node_fuel) {
-            Ok(h) => h,
-            Err(e) => {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program: {e}; searching without it"
-                )));
-                return None;
-            }
-        };
-        self.bonuses.clear();
-        let params = EvalParams::new(&self.options.styles, None);
         let moves = root.legal_moves().len().max(1) as u32;
         let mut game = setup.history.clone();
         game.push(root.hash());
-        hook.set_game(&game);
         let limits = TryLimits {
             depth: go
                 .depth
@@ -653,30 +685,23 @@ impl Engine {
                 hard: plan.hard.map(|t| t / moves),
             },
         };
-        let mut searcher = EngineSearcher {
-            tt: &mut self.tt,
-            eval: &mut self.evaluator,
-            history: &mut self.history,
-            params: &params,
-            bonuses: &self.bonuses,
-            hook: &mut hook,
-            control,
-            game,
-            limits,
-            nodes: 0,
-            hook_failed: false,
-            options: setup.options,
+        let fuel = (Some(root_fuel), node_fuel);
+        let root_run =
+            self.endgame_root_run(program, root, game, limits, fuel, setup.options, control);
+        let RootRun {
+            mut hook,
+            run,
+            tried_nodes,
+        } = match root_run {
+            Ok(r) => r,
+            Err(e) => {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program: {e}; searching without it"
+                )));
+                return None;
+            }
         };
-        let run = {
-            let prepared = program.prepared(backend)?;
-            let mut vm = prepared.instance();
-            vm.set_limits(cvm::Limits {
-                fuel: Some(root_fuel),
-                ..cvm::Limits::default()
-            });
-            cheg::run(&mut *vm, program.program(), root, &mut searcher)
-        };
-        let tried_nodes = searcher.nodes;
+        let params = EvalParams::new(&self.options.styles, None);
         let report = match run {
             Ok(report) => report,
             Err(failure) => {
@@ -784,6 +809,129 @@ impl Engine {
             }
         }
         self.evaluator.breakdown(&root, &params)
+    }
+
+    /// Runs `program` once at the top level on `root`, the engine's search behind its TRY,
+    /// PLAYB and PLAN (`limits` for each tried move's search, the program re-entered at the
+    /// nodes), limited to `fuel.0` units (`None`: no limit) and every run at a node to `fuel.1`.
+    /// `game` holds the hashes of the game's positions up to and including the root. An error
+    /// when the program is not prepared for the backend.
+    #[allow(clippy::too_many_arguments)]
+    fn endgame_root_run<'p>(
+        &mut self,
+        program: &'p EndgameProgram,
+        root: Position,
+        game: Vec<u64>,
+        limits: TryLimits,
+        fuel: (Option<u64>, u64),
+        options: crate::search::SearchOptions,
+        control: &SearchControl,
+    ) -> Result<RootRun<'p>, String> {
+        let backend = self.options.backend;
+        let prepared = program
+            .prepared(backend)
+            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+        let mut hook = NodeHook::new(program, backend, root.side_to_move(), fuel.1)?;
+        hook.set_game(&game);
+        self.bonuses.clear();
+        let params = EvalParams::new(&self.options.styles, None);
+        let mut searcher = EngineSearcher {
+            tt: &mut self.tt,
+            eval: &mut self.evaluator,
+            history: &mut self.history,
+            params: &params,
+            bonuses: &self.bonuses,
+            hook: &mut hook,
+            control,
+            game,
+            limits,
+            nodes: 0,
+            hook_failed: false,
+            options,
+        };
+        let mut vm = prepared.instance();
+        vm.set_limits(cvm::Limits {
+            fuel: fuel.0,
+            ..cvm::Limits::default()
+        });
+        let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
+        let tried_nodes = searcher.nodes;
+        Ok(RootRun {
+            hook,
+            run,
+            tried_nodes,
+        })
+    }
+
+    /// Runs the loaded endgame program once at the top level on `pos`, as `che run prog.cheg`
+    /// does: TRY, PLAYB and PLAN value each move with the engine's own search, as `go depth
+    /// depth` would (`depth - 1` plies below the tried move, at least one), re-entering the
+    /// program at the nodes with [`crate::endgame::NODE_FUEL`] units a run; the run itself is
+    /// limited to `fuel` units (`None`: no limit). `pos` is the whole game. The report is the
+    /// program's (BREAK lines, the move, the value); the engine's position and game are left as
+    /// they were.
+    pub fn endgame_run(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        fuel: Option<u64>,
+    ) -> Result<cheg::Report, EndgameRunError> {
+        let backend = self.options.backend;
+        let Some(program) = self.endgame.as_mut() else {
+            return Err(EndgameRunError::NoProgram(
+                self.endgame_error
+                    .clone()
+                    .unwrap_or_else(|| "no endgame program is set".to_string()),
+            ));
+        };
+        program
+            .prepare(backend)
+            .map_err(EndgameRunError::NoProgram)?;
+        let Some(program) = self.endgame.take() else {
+            return Err(EndgameRunError::NoProgram(
+                "no endgame program is set".to_string(),
+            ));
+        };
+        let limits = TryLimits {
+            depth: Some(depth.saturating_sub(1).max(1)),
+            ..TryLimits::default()
+        };
+        let control = SearchControl::new();
+        let fuel = (fuel, crate::endgame::NODE_FUEL);
+        let options = SearchSetup::default().options;
+        let result = match self.endgame_root_run(
+            &program,
+            *pos,
+            vec![pos.hash()],
+            limits,
+            fuel,
+            options,
+            &control,
+        ) {
+            Ok(RootRun {
+                run: Ok(report), ..
+            }) => Ok(report),
+            Ok(RootRun {
+                run: Err(failure), ..
+            }) => Err(EndgameRunError::Failed {
+                breaks: failure.report.breaks.clone(),
+                error: failure.error,
+            }),
+            Err(e) => Err(EndgameRunError::NoProgram(e)),
+        };
+        self.endgame = Some(program);
+        result
+    }
+
+    /// Replaces the endgame program (`None`: none) until the `EndgameProgram` option is set
+    /// again; it is prepared for the current backend (the error, if any, is
+    /// [`Engine::endgame_error`]). For a program compiled elsewhere, as `che run` does.
+    pub fn set_endgame_program(&mut self, program: Option<EndgameProgram>) {
+        self.endgame = program;
+        self.endgame_error = self
+            .endgame
+            .as_mut()
+            .and_then(|p| p.prepare(self.options.backend).err());
     }
 
     /// Searches every [`BENCH_POSITIONS`] entry to `depth` from a cleared table, reporting each

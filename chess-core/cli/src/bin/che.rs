@@ -10,9 +10,10 @@
 //! ```
 //!
 //! A `.cheg` file is a CHEG endgame program: `compile`, `asm` and `run`
-//! take it too (`run` also reads `--depth N`, the plies of the search
-//! behind TRY, PLAYB and PLAN, default 2; `--depth` with any other program
-//! is refused as a bad argument, status 1); see `che_cli::cheg_cmd`.
+//! take it too (`run` also reads `--depth N`, the depth of the engine's
+//! search behind TRY, PLAYB and PLAN as `go depth N` gives it, default 2;
+//! `--depth` with any other program is refused as a bad argument, status
+//! 1); see `che_cli::cheg_cmd`.
 //!
 //! A program is read by its extension: `.cmp` is a compiled module, `.asm`
 //! CVM assembler, `.che3` a program in Nimzo 3's Che dialect, anything else
@@ -168,7 +169,8 @@ struct RunArgs {
     /// Fuel bound: calls and backward jumps by the code they run, output, intrinsics' work (default: unbounded).
     #[arg(long)]
     fuel: Option<u64>,
-    /// CHEG programs only: plies of the search behind TRY, PLAYB and PLAN (default 2).
+    /// CHEG programs only: the depth of the engine's search behind TRY, PLAYB and PLAN, as
+    /// `go depth` takes it (default 2).
     #[arg(long)]
     depth: Option<u32>,
 }
