@@ -8,12 +8,13 @@ use std::process::Command;
 
 const LAB: &str = env!("CARGO_BIN_EXE_che-lab");
 
-const EXPERIMENTS: [(&str, &str); 5] = [
+const EXPERIMENTS: [(&str, &str); 6] = [
     ("cost", "Cost per call"),
     ("breakeven", "Break-even of the JIT"),
     ("search", "Advice inside the search"),
     ("strength", "Playing strength"),
     ("optimizer", "Optimizer on and off"),
+    ("safety", "Cost of the fuel and bounds checks"),
 ];
 
 fn temp(name: &str) -> PathBuf {

@@ -219,6 +219,35 @@ impl Drop for JitProgram {
     }
 }
 
+/// The inline checks the lowering emits: all of them except in a
+/// measurement build ([`JitProgram::compile_unchecked`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Checks {
+    /// Fuel: charged at backward jumps, calls, `fuel`, `write` and text.
+    pub fuel: bool,
+    /// List bounds at element accesses.
+    pub bounds: bool,
+}
+
+impl Checks {
+    /// Every check: what every compilation but a measurement emits.
+    pub const ALL: Checks = Checks {
+        fuel: true,
+        bounds: true,
+    };
+}
+
+/// Which inline checks [`JitProgram::compile_unchecked`] leaves out (for
+/// measurement only).
+#[cfg(feature = "measure-unchecked")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unchecked {
+    /// Leave out the fuel checks.
+    pub fuel: bool,
+    /// Leave out the list bounds checks.
+    pub bounds: bool,
+}
+
 /// Bytes a frame needs beyond what Cranelift reports below the frame
 /// pointer: the return address and the saved frame pointer, plus slack for
 /// alignment.
@@ -383,7 +412,7 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
 impl JitProgram {
     /// Compiles every function of a verified program.
     pub fn compile(program: &Program) -> Result<JitProgram, JitError> {
-        JitProgram::build(program, None, None)
+        JitProgram::build(program, None, None, Checks::ALL)
     }
 
     /// Compiles only the functions in `roots` and every function they call,
@@ -395,7 +424,7 @@ impl JitProgram {
     /// the splice figures, which are the whole program's plan.
     pub fn compile_closure(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
         let included = call_closure(program, roots);
-        JitProgram::build(program, None, Some(&included))
+        JitProgram::build(program, None, Some(&included), Checks::ALL)
     }
 
     /// Whether function `func` has native code in this compilation (every
@@ -413,8 +442,44 @@ impl JitProgram {
         program: &Program,
     ) -> Result<(JitProgram, Vec<FunctionListing>), JitError> {
         let mut listing = Vec::new();
-        let jit = JitProgram::build(program, Some(&mut listing), None)?;
+        let jit = JitProgram::build(program, Some(&mut listing), None, Checks::ALL)?;
         Ok((jit, listing))
+    }
+
+    /// Compiles `program` like [`JitProgram::compile`] but without the inline
+    /// checks `drop` names, **for measurement only**: the experiment harness
+    /// measures what the fuel and bounds checks cost by comparing such code
+    /// with the checked code (docs/jit.md, "Measuring the checks"). Only
+    /// with the crate feature `measure-unchecked`; nothing else in the
+    /// project turns it on, and [`JitProgram::compile`] always checks.
+    ///
+    /// Without fuel checks, backward jumps, calls and the `fuel`, `write`
+    /// and text instructions charge nothing (the intrinsics still charge
+    /// the fuel of their work in the runtime, and counted loops keep their
+    /// guard, one test per loop entry); without bounds checks, list element
+    /// accesses read and write the heap without comparing the index with
+    /// the list's length. Call-depth checks stay: they keep native code
+    /// within its stack.
+    ///
+    /// # Safety
+    ///
+    /// With `drop.bounds`, a run that indexes a list out of range reads or
+    /// writes memory outside it (undefined behaviour); with `drop.fuel`, a
+    /// run that does not end by itself never ends. The caller must know
+    /// that every run of the returned program's instances keeps its indices
+    /// in range and ends, for example because the same program, checked,
+    /// ran to completion on the same inputs (the harness compares the
+    /// values of both).
+    #[cfg(feature = "measure-unchecked")]
+    pub unsafe fn compile_unchecked(
+        program: &Program,
+        drop: Unchecked,
+    ) -> Result<JitProgram, JitError> {
+        let checks = Checks {
+            fuel: !drop.fuel,
+            bounds: !drop.bounds,
+        };
+        JitProgram::build(program, None, None, checks)
     }
 
     /// Compiles `program` in four phases: the analysis (no Cranelift),
@@ -425,6 +490,7 @@ impl JitProgram {
         program: &Program,
         mut listing: Option<&mut Vec<FunctionListing>>,
         included: Option<&[bool]>,
+        checks: Checks,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
         let n = program.module().functions.len();
@@ -432,6 +498,7 @@ impl JitProgram {
         let included = included.unwrap_or(&all);
         let facts = Facts::of(program);
         let mut code = Code::declare(program, included)?;
+        code.checks = checks;
         for index in (0..n).filter(|&i| included[i]) {
             code.define(program, &facts, index, listing.as_deref_mut())?;
         }
@@ -545,6 +612,8 @@ struct Code {
     frames: Vec<u64>,
     code_bytes: usize,
     native_intrinsics: usize,
+    /// The inline checks the lowering emits.
+    checks: Checks,
 }
 
 impl Code {
@@ -574,6 +643,7 @@ impl Code {
             ids,
             code_bytes: 0,
             native_intrinsics: 0,
+            checks: Checks::ALL,
         })
     }
 
@@ -624,6 +694,7 @@ impl Code {
             pattern_mask: shim(self.shims.pattern_mask),
             loops: &facts.loops,
             splices: &facts.splices,
+            checks: self.checks,
         };
         let builder = FunctionBuilder::new(&mut ctx.func, &mut self.fctx);
         let builder = Lower::new(builder, &env, index as u32, f, info).run();

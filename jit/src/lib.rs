@@ -49,6 +49,8 @@ mod shims;
 mod stack;
 pub mod tiered;
 
+#[cfg(feature = "measure-unchecked")]
+pub use compile::Unchecked;
 pub use compile::{bounds, CompileStats, JitProgram};
 pub use cvm;
 pub use error::JitError;

@@ -3,7 +3,7 @@
 //! ```text
 //! che-lab setup                              # python-chess for the match driver
 //! che-lab run --all [--quick] --out DIR      # every experiment: DIR/NAME.{csv,svg,md}
-//! che-lab cost|breakeven|search|strength|optimizer [--quick] --out DIR
+//! che-lab cost|breakeven|search|strength|optimizer|safety [--quick] --out DIR
 //! che-lab run --all --shard K/N --out DIR_K  # this machine's share; then:
 //! che-lab merge DIR_1 ... DIR_N --out DIR
 //! che-lab report [--from DIR] [--to docs/experiments.md]
@@ -57,7 +57,7 @@ enum Command {
         /// Every experiment.
         #[arg(long)]
         all: bool,
-        /// Experiments to run (cost, breakeven, search, strength, optimizer).
+        /// Experiments to run (cost, breakeven, search, strength, optimizer, safety).
         names: Vec<String>,
         #[command(flatten)]
         args: RunArgs,
@@ -72,6 +72,8 @@ enum Command {
     Strength(RunArgs),
     /// Optimizer on and off, per program and backend.
     Optimizer(RunArgs),
+    /// The cost of the JIT's fuel and bounds checks (a measurement-only build without them).
+    Safety(RunArgs),
     /// Combine the CSVs of shard directories into one run directory (with plots and sections).
     Merge {
         /// The shards' output directories.
@@ -169,6 +171,7 @@ fn execute(command: Command) -> Result<(), LabError> {
         Command::Search(a) => run(named(&["search"])?, &a),
         Command::Strength(a) => run(named(&["strength"])?, &a),
         Command::Optimizer(a) => run(named(&["optimizer"])?, &a),
+        Command::Safety(a) => run(named(&["safety"])?, &a),
         Command::Merge { inputs, out } => {
             let merged = runner::merge(&registry(), &inputs, &out)?;
             eprintln!(

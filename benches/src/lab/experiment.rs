@@ -78,6 +78,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(experiments::search::Search),
         Box::new(experiments::strength::Strength),
         Box::new(experiments::optimizer::Optimizer),
+        Box::new(experiments::safety::Safety),
     ]
 }
 

@@ -135,10 +135,13 @@ impl Lower<'_, '_> {
                 // The header charges a back edge's fuel; the entry is no
                 // back edge. (Wrapping: i64::MAX + c - c is i64::MAX again;
                 // a back edge charges far less than 2^63.)
-                let fuel = self.b.use_var(self.fuel);
-                let c = i64::try_from(lp.back_edge_fuel).unwrap_or(i64::MAX);
-                let more = self.b.ins().iadd_imm_s(fuel, c);
-                self.b.def_var(self.fuel, more);
+                // (Code without fuel checks charges nothing at the header.)
+                if self.env.checks.fuel {
+                    let fuel = self.b.use_var(self.fuel);
+                    let c = i64::try_from(lp.back_edge_fuel).unwrap_or(i64::MAX);
+                    let more = self.b.ins().iadd_imm_s(fuel, c);
+                    self.b.def_var(self.fuel, more);
+                }
                 if let Some(r) = rotated {
                     // The header adds the one back (wrapping both ways).
                     let v = self.slot(r.slot);

@@ -37,7 +37,7 @@ impl Lower<'_, '_> {
                 at
             }
             _ => {
-                if !self.proven(offset) {
+                if self.env.checks.bounds && !self.proven(offset) {
                     let out = self.b.ins().icmp_imm_s(
                         IntCC::UnsignedGreaterThanOrEqual,
                         idx,
@@ -68,7 +68,7 @@ impl Lower<'_, '_> {
             return self.list_elem(list as u32, idx, idx_known, offset);
         }
         let (base, slots) = self.slice_of(r);
-        if !self.proven(offset) {
+        if self.env.checks.bounds && !self.proven(offset) {
             let out = self
                 .b
                 .ins()

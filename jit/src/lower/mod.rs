@@ -139,6 +139,8 @@ pub(crate) struct Env<'a> {
     pub loops: &'a [Vec<CountedLoop>],
     /// Which calls are spliced ([`crate::analysis::splice`]).
     pub splices: &'a Splices,
+    /// The inline checks to emit (all but in a measurement build).
+    pub checks: crate::compile::Checks,
 }
 
 /// One block per leader of a function: the first instruction, every jump
@@ -579,7 +581,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`
     /// (taking nothing) when fewer are left.
     pub(crate) fn charge_n(&mut self, n: u64, offset: u32) {
-        if n == 0 {
+        if n == 0 || !self.env.checks.fuel {
             return;
         }
         // No run has 2^63 units: a larger cost can never be paid.

@@ -3,5 +3,6 @@
 pub mod breakeven;
 pub mod cost;
 pub mod optimizer;
+pub mod safety;
 pub mod search;
 pub mod strength;
