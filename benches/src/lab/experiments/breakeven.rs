@@ -40,8 +40,8 @@ fn runs(config: &Config, entry: Entry) -> usize {
     }
 }
 
-/// Times `n` runs; returns ns per run and the first run's value.
-fn time_runs(runner: &mut Runner<'_>, n: usize) -> Result<(f64, i32), LabError> {
+/// Times `n` runs after a first one; returns ns per run and the first run's value.
+pub(crate) fn time_runs(runner: &mut Runner<'_>, n: usize) -> Result<(f64, i32), LabError> {
     let first = runner.run()?;
     let (ns, r) = cpu_ns(|| (0..n).try_for_each(|_| runner.run().map(|_| ())));
     r?;

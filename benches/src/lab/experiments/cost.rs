@@ -344,6 +344,22 @@ impl Experiment for Cost {
     }
 }
 
+/// `yes` when every row of `program` has the same `value` cell, else `NO`: the check that
+/// every variant of a program computed the same thing.
+pub fn same_value(table: &Table, program: &str) -> &'static str {
+    let values: Vec<&str> = table
+        .rows
+        .iter()
+        .filter(|r| table.get(r, "program") == program)
+        .map(|r| table.get(r, "value"))
+        .collect();
+    if values.windows(2).all(|w| w[0] == w[1]) {
+        "yes"
+    } else {
+        "NO"
+    }
+}
+
 /// The distinct values of a column, in order of first appearance.
 pub fn distinct(table: &Table, column: &str) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();

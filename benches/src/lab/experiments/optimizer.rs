@@ -1,7 +1,7 @@
 //! Optimizer: every program with and without the loophole optimizer, on every VM backend:
 //! time per run and the speed-up the optimizer gives each backend.
 
-use super::cost::distinct;
+use super::cost::{distinct, same_value};
 use crate::lab::error::LabError;
 use crate::lab::experiment::{Config, Context, Experiment};
 use crate::lab::markdown::{self, num, ratio};
@@ -131,20 +131,7 @@ impl Experiment for Optimizer {
                     interval: None,
                 }));
             }
-            let values: Vec<&str> = table
-                .rows
-                .iter()
-                .filter(|r| table.get(r, "program") == p)
-                .map(|r| table.get(r, "value"))
-                .collect();
-            row.push(
-                if values.windows(2).all(|w| w[0] == w[1]) {
-                    "yes"
-                } else {
-                    "NO"
-                }
-                .to_string(),
-            );
+            row.push(same_value(table, p).to_string());
             rows.push(row);
         }
         let mut header = vec!["program".to_string()];

@@ -5,12 +5,13 @@
 //! checked compilation runs first and its value must match every unchecked one, which is what
 //! makes running the unchecked code sound here (see that function's safety contract).
 
-use super::cost::distinct;
+use super::breakeven::time_runs;
+use super::cost::{distinct, same_value};
 use crate::lab::error::LabError;
 use crate::lab::experiment::{Config, Context, Experiment};
 use crate::lab::markdown::{self, num};
 use crate::lab::plot::{Bar, BarChart};
-use crate::lab::programs::{cpu_ns, programs, Entry, Runner};
+use crate::lab::programs::{programs, Entry, Runner};
 use crate::lab::stats::median;
 use crate::lab::table::Table;
 use jit::{JitProgram, Unchecked};
@@ -93,10 +94,7 @@ fn time(
     let positions = crate::oracle_positions();
     let compiled = compile(program, drop).map_err(|e| LabError::Program(format!("{name}: {e}")))?;
     let mut runner = Runner::new(Box::new(compiled.instance()), func, entry, &positions);
-    let value = runner.run()?;
-    let (ns, r) = cpu_ns(|| (0..n).try_for_each(|_| runner.run().map(|_| ())));
-    r?;
-    Ok((ns as f64 / n as f64, value))
+    time_runs(&mut runner, n)
 }
 
 impl Experiment for Safety {
@@ -191,20 +189,7 @@ impl Experiment for Safety {
                     interval: None,
                 }));
             }
-            let values: Vec<&str> = table
-                .rows
-                .iter()
-                .filter(|r| table.get(r, "program") == p)
-                .map(|r| table.get(r, "value"))
-                .collect();
-            row.push(
-                if values.windows(2).all(|w| w[0] == w[1]) {
-                    "yes"
-                } else {
-                    "NO"
-                }
-                .to_string(),
-            );
+            row.push(same_value(table, p).to_string());
             rows.push(row);
         }
         let header = [
