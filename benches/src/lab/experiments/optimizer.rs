@@ -16,7 +16,8 @@ use std::path::Path;
 /// The experiment.
 pub struct Optimizer;
 
-fn reps(config: &Config) -> usize {
+/// Repetitions of every measurement (the safety experiment uses the same).
+pub(crate) fn reps(config: &Config) -> usize {
     if config.quick {
         1
     } else {
@@ -24,7 +25,8 @@ fn reps(config: &Config) -> usize {
     }
 }
 
-fn runs(config: &Config, entry: Entry) -> usize {
+/// Timed runs per measurement of a program with run `entry`.
+pub(crate) fn runs(config: &Config, entry: Entry) -> usize {
     match (entry, config.quick) {
         (Entry::Workload, true) => 1,
         (Entry::Workload, false) => 5,

@@ -7,6 +7,7 @@
 
 use super::breakeven::time_runs;
 use super::cost::{distinct, same_value};
+use super::optimizer::{reps, runs};
 use crate::lab::error::LabError;
 use crate::lab::experiment::{Config, Context, Experiment};
 use crate::lab::markdown::{self, num};
@@ -51,23 +52,6 @@ const VARIANTS: [(&str, Unchecked); 4] = [
         },
     ),
 ];
-
-fn reps(config: &Config) -> usize {
-    if config.quick {
-        1
-    } else {
-        7
-    }
-}
-
-fn runs(config: &Config, entry: Entry) -> usize {
-    match (entry, config.quick) {
-        (Entry::Workload, true) => 1,
-        (Entry::Workload, false) => 5,
-        (_, true) => 240,
-        (_, false) => 4800,
-    }
-}
 
 /// Compiles `program` without the checks `drop` names.
 fn compile(program: &cvm::Program, drop: Unchecked) -> Result<JitProgram, jit::JitError> {
