@@ -8,13 +8,14 @@ use std::process::Command;
 
 const LAB: &str = env!("CARGO_BIN_EXE_che-lab");
 
-const EXPERIMENTS: [(&str, &str); 6] = [
+const EXPERIMENTS: [(&str, &str); 7] = [
     ("cost", "Cost per call"),
     ("breakeven", "Break-even of the JIT"),
     ("search", "Advice inside the search"),
     ("strength", "Playing strength"),
     ("optimizer", "Optimizer on and off"),
     ("safety", "Cost of the fuel and bounds checks"),
+    ("endgame", "CHEG endgame programs against search alone"),
 ];
 
 fn temp(name: &str) -> PathBuf {
@@ -24,7 +25,13 @@ fn temp(name: &str) -> PathBuf {
 }
 
 fn lab(args: &[&str]) {
-    let out = Command::new(LAB).args(args).output().expect("run che-lab");
+    // The endgame experiment's tables: one cache for every test binary of this target directory.
+    let tables = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablebase");
+    let out = Command::new(LAB)
+        .args(args)
+        .env("CHE_TABLEBASE_DIR", tables)
+        .output()
+        .expect("run che-lab");
     assert!(
         out.status.success(),
         "che-lab {args:?} failed:\n{}",
@@ -132,6 +139,41 @@ fn quick_run_writes_every_experiments_files() {
             search.contains(&format!("movetime 25,{config},")),
             "search: {config}"
         );
+    }
+    // Every ending with its program on every backend and without one, at both quick limits;
+    // every game ended in one of the three documented ways.
+    let (h, rows) = csv(&dir.join("endgame.csv"));
+    let col = |name: &str| h.iter().position(|c| c == name).expect(name);
+    let cell = |r: &String, name: &str| r.split(',').nth(col(name)).unwrap_or("").to_string();
+    for ending in ["KQK won", "KRK won", "KBNK won", "KPK won", "KPK drawn"] {
+        for (limit, backend) in [
+            ("depth 2", "interp"),
+            ("depth 2", "jit"),
+            ("depth 2", "auto"),
+            ("depth 2", "none"),
+            ("nodes 1000", "interp"),
+            ("nodes 1000", "none"),
+        ] {
+            let n = rows
+                .iter()
+                .filter(|r| {
+                    cell(r, "ending") == ending
+                        && cell(r, "limit") == limit
+                        && cell(r, "backend") == backend
+                })
+                .count();
+            assert_eq!(n, 2, "endgame: {ending} {limit} {backend}");
+        }
+    }
+    for r in &rows {
+        let result = cell(r, "result");
+        assert!(["mate", "held", "failed"].contains(&result.as_str()), "{r}");
+        assert_eq!(
+            result == "held",
+            cell(r, "ending") == "KPK drawn" && result != "failed",
+            "{r}"
+        );
+        assert_eq!(result == "mate", !cell(r, "engine_moves").is_empty(), "{r}");
     }
     let strength = read(&dir.join("strength.md"));
     assert!(strength.contains("| root vs off | 2 |") && strength.contains("| node vs root | 2 |"));

@@ -3,7 +3,7 @@
 //! ```text
 //! che-lab setup                              # python-chess for the match driver
 //! che-lab run --all [--quick] --out DIR      # every experiment: DIR/NAME.{csv,svg,md}
-//! che-lab cost|breakeven|search|strength|optimizer|safety [--quick] --out DIR
+//! che-lab cost|breakeven|search|strength|optimizer|safety|endgame [--quick] --out DIR
 //! che-lab run --all --shard K/N --out DIR_K  # this machine's share; then:
 //! che-lab merge DIR_1 ... DIR_N --out DIR
 //! che-lab report [--from DIR] [--to docs/experiments.md]
@@ -57,7 +57,7 @@ enum Command {
         /// Every experiment.
         #[arg(long)]
         all: bool,
-        /// Experiments to run (cost, breakeven, search, strength, optimizer, safety).
+        /// Experiments to run (cost, breakeven, search, strength, optimizer, safety, endgame).
         names: Vec<String>,
         #[command(flatten)]
         args: RunArgs,
@@ -74,6 +74,8 @@ enum Command {
     Optimizer(RunArgs),
     /// The cost of the JIT's fuel and bounds checks (a measurement-only build without them).
     Safety(RunArgs),
+    /// CHEG endgame programs against search alone, playing against the tablebase's defence.
+    Endgame(RunArgs),
     /// Combine the CSVs of shard directories into one run directory (with plots and sections).
     Merge {
         /// The shards' output directories.
@@ -172,6 +174,7 @@ fn execute(command: Command) -> Result<(), LabError> {
         Command::Strength(a) => run(named(&["strength"])?, &a),
         Command::Optimizer(a) => run(named(&["optimizer"])?, &a),
         Command::Safety(a) => run(named(&["safety"])?, &a),
+        Command::Endgame(a) => run(named(&["endgame"])?, &a),
         Command::Merge { inputs, out } => {
             let merged = runner::merge(&registry(), &inputs, &out)?;
             eprintln!(

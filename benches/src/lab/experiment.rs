@@ -79,6 +79,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(experiments::strength::Strength),
         Box::new(experiments::optimizer::Optimizer),
         Box::new(experiments::safety::Safety),
+        Box::new(experiments::endgame::Endgame::default()),
     ]
 }
 

@@ -42,6 +42,9 @@
 //!   mirrored onto White), best moves, statistics; [`Tablebase`] bundles all four endings.
 //! * Caching: [`Table::load_or_generate`] keeps a small versioned, checksummed file per ending,
 //!   by default under [`default_cache_dir`] (inside Cargo's target directory; never in git).
+//! * [`playout`]: seeded samples of won and drawn positions, and games of a player under test
+//!   against the table's best play (the referee of the engine's endgame tests and of the
+//!   experiment harness's endgame experiment).
 //!
 //! Generation times (release build on the noisy 2-core development VM, best of several runs):
 //! KQK and KRK 0.03 s, KBNK 1.6 s (typically 2-3.5 s), KPK 0.08 s including its KQK and KRK;
@@ -59,6 +62,7 @@ mod material;
 mod men;
 mod moves;
 mod outcome;
+pub mod playout;
 mod table;
 mod tablebase;
 

@@ -2,6 +2,7 @@
 
 pub mod breakeven;
 pub mod cost;
+pub mod endgame;
 pub mod optimizer;
 pub mod safety;
 pub mod search;
