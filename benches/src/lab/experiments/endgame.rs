@@ -11,6 +11,7 @@
 //! included) and its thread CPU time.
 
 use super::cost::distinct;
+use super::search::go;
 use crate::lab::error::LabError;
 use crate::lab::experiment::{Config, Context, Experiment};
 use crate::lab::markdown::{self, num};
@@ -21,7 +22,7 @@ use crate::lab::table::Table;
 use che_engine::advisor::Backend;
 use che_engine::engine::{Engine, EngineEvent};
 use che_engine::options::EngineOptions;
-use che_engine::search::{GoParams, SearchControl};
+use che_engine::search::SearchControl;
 use che_tablebase::playout::{play_out, sample, End, Start, Want};
 use che_tablebase::{Material, Tablebase};
 use std::path::Path;
@@ -76,20 +77,6 @@ fn configs(limit: &str) -> Vec<(bool, &'static str)> {
     };
     c.push((false, NONE));
     c
-}
-
-/// `depth N` or `nodes N` as search parameters.
-fn go(limit: &str) -> Result<GoParams, LabError> {
-    let bad = || LabError::Usage(format!("bad limit `{limit}`"));
-    let (kind, n) = limit.split_once(' ').ok_or_else(bad)?;
-    let n: u64 = n.parse().map_err(|_| bad())?;
-    let mut go = GoParams::default();
-    match kind {
-        "depth" => go.depth = Some(u32::try_from(n).map_err(|_| bad())?),
-        "nodes" => go.nodes = Some(n),
-        _ => return Err(bad()),
-    }
-    Ok(go)
 }
 
 /// `KQK won` or `KPK drawn`: the ending column.
@@ -262,6 +249,18 @@ impl Experiment for Endgame {
 
     fn render(&self, table: &Table, plot: &Path, plot_link: &str) -> Result<String, LabError> {
         let endings = distinct(table, "ending");
+        // The games of one ending at one limit whose program and backend cells pass `config`.
+        let games = |ending: &str, limit: &str, config: &dyn Fn(&str, &str) -> bool| {
+            table
+                .rows
+                .iter()
+                .filter(|r| {
+                    table.get(r, "ending") == ending
+                        && table.get(r, "limit") == limit
+                        && config(table.get(r, "program"), table.get(r, "backend"))
+                })
+                .collect::<Vec<&Vec<String>>>()
+        };
         let limits = distinct(table, "limit");
         let mut rows = Vec::new();
         for ending in &endings {
@@ -283,16 +282,7 @@ impl Experiment for Endgame {
                 }
             }
             for (limit, program, backend) in &configs {
-                let rs: Vec<&Vec<String>> = table
-                    .rows
-                    .iter()
-                    .filter(|r| {
-                        table.get(r, "ending") == ending
-                            && table.get(r, "limit") == limit
-                            && table.get(r, "program") == program
-                            && table.get(r, "backend") == backend
-                    })
-                    .collect();
+                let rs = games(ending, limit, &|p, b| p == program && b == backend);
                 if rs.is_empty() {
                     continue;
                 }
@@ -345,16 +335,9 @@ impl Experiment for Endgame {
                     endings
                         .iter()
                         .map(|ending| {
-                            let rs: Vec<&Vec<String>> = table
-                                .rows
-                                .iter()
-                                .filter(|r| {
-                                    table.get(r, "ending") == ending
-                                        && table.get(r, "limit") == limit
-                                        && (table.get(r, "program") != NONE) == program
-                                        && table.get(r, "backend") == backend
-                                })
-                                .collect();
+                            let rs = games(ending, limit, &|p, b| {
+                                (p != NONE) == program && b == backend
+                            });
                             let ok = rs
                                 .iter()
                                 .filter(|r| table.get(r, "result") != "failed")

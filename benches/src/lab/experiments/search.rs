@@ -57,14 +57,17 @@ fn reps(config: &Config) -> usize {
     }
 }
 
-fn go(limit: &str) -> Result<GoParams, LabError> {
+/// A limit as the experiments write it, `depth N`, `movetime MS` or `nodes N`, as search
+/// parameters.
+pub(crate) fn go(limit: &str) -> Result<GoParams, LabError> {
     let bad = || LabError::Usage(format!("bad limit `{limit}`"));
     let (kind, n) = limit.split_once(' ').ok_or_else(bad)?;
     let n: u64 = n.parse().map_err(|_| bad())?;
     let mut go = GoParams::default();
     match kind {
-        "depth" => go.depth = Some(n as u32),
+        "depth" => go.depth = Some(u32::try_from(n).map_err(|_| bad())?),
         "movetime" => go.move_time = Some(Duration::from_millis(n)),
+        "nodes" => go.nodes = Some(n),
         _ => return Err(bad()),
     }
     Ok(go)
