@@ -27,6 +27,7 @@ use cvm::{
     AdviceTable, Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program,
     RuntimeError, Vm,
 };
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
@@ -125,8 +126,7 @@ struct Table {
 impl Table {
     /// Makes every function `jit` compiled available (keeping code that is
     /// already there).
-    fn install(&self, jit: JitProgram) {
-        let jit = Arc::new(Shared(jit));
+    fn install(&self, jit: Arc<Shared>) {
         let Ok(mut slots) = self.slots.lock() else {
             return;
         };
@@ -144,6 +144,42 @@ impl Table {
             }
         }
         self.generation.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// What the tiered programs made from one program share (a program and
+/// its [`TieredProgram::sibling`]s): the program, the facts native code
+/// relies on, and every closure compiled so far.
+struct Common {
+    program: Program,
+    facts: ListFacts,
+    initial: Memory,
+    /// The compilation of each function's closure
+    /// ([`JitProgram::compile_closure`] of that one root), made once and
+    /// installed in every table that asks for it; `None` when the closure
+    /// cannot be compiled.
+    closures: Mutex<HashMap<u32, Option<Arc<Shared>>>>,
+    /// How many closures were compiled (by all siblings).
+    compilations: AtomicU64,
+}
+
+impl Common {
+    /// The compiled closure of `func`: compiled now, or taken from an
+    /// earlier compilation (compilation is a function of the program and
+    /// the root alone, so the code is the same either way).
+    fn closure(&self, func: u32) -> Option<Arc<Shared>> {
+        if let Some(done) = self.closures.lock().ok()?.get(&func) {
+            return done.clone();
+        }
+        // Compiled without the lock held, so that siblings on other
+        // threads do not wait for each other; a race compiles twice and
+        // keeps the first.
+        let jit = JitProgram::compile_closure(&self.program, &[func])
+            .ok()
+            .map(|jit| Arc::new(Shared(jit)));
+        self.compilations.fetch_add(1, Ordering::Relaxed);
+        let mut closures = self.closures.lock().ok()?;
+        closures.entry(func).or_insert(jit).clone()
     }
 }
 
@@ -176,10 +212,8 @@ struct Worker {
 /// assert!(vm.ran_compiled());
 /// ```
 pub struct TieredProgram {
-    program: Arc<Program>,
+    common: Arc<Common>,
     config: TierConfig,
-    facts: ListFacts,
-    initial: Memory,
     table: Arc<Table>,
     worker: Mutex<Option<Worker>>,
 }
@@ -212,11 +246,52 @@ impl Drop for TieredProgram {
 impl TieredProgram {
     /// Prepares `program`; nothing is compiled yet.
     pub fn new(program: Program, config: TierConfig) -> TieredProgram {
-        let n = program.module().functions.len();
-        TieredProgram {
+        let common = Common {
             facts: list_facts(&program),
             initial: Memory::new(program.module()),
-            program: Arc::new(program),
+            program,
+            closures: Mutex::new(HashMap::new()),
+            compilations: AtomicU64::new(0),
+        };
+        TieredProgram::with_common(Arc::new(common), config)
+    }
+
+    /// A new tiered program of the same program with `config`: its own
+    /// call counters and code table, so it starts on the interpreter with
+    /// nothing compiled, but a function it compiles whose closure this
+    /// program or another sibling compiled before takes that code instead
+    /// of compiling it again (and what it compiles, they can take). For
+    /// embedders and tests that try many configurations of one program,
+    /// such as every forced switch point.
+    ///
+    /// ```
+    /// use cvm::{asm, CollectOutput, NoHost, Program, Vm};
+    /// use jit::{TierConfig, TieredProgram};
+    ///
+    /// let program = Program::new(asm::assemble("
+    /// .entry main
+    /// .func main params 0 lists 0 locals 0 stack 1 value
+    ///     push 7
+    ///     retv
+    /// .end
+    /// ").unwrap()).unwrap();
+    /// let first = TieredProgram::new(program, TierConfig::switch_at(0));
+    /// let second = first.sibling(TierConfig::switch_at(1));
+    /// let mut vm = second.instance();
+    /// vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+    /// assert!(!vm.ran_compiled());
+    /// let done = vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+    /// assert_eq!(done.value(), Some(7));
+    /// assert!(vm.ran_compiled());
+    /// ```
+    pub fn sibling(&self, config: TierConfig) -> TieredProgram {
+        TieredProgram::with_common(Arc::clone(&self.common), config)
+    }
+
+    fn with_common(common: Arc<Common>, config: TierConfig) -> TieredProgram {
+        let n = common.program.module().functions.len();
+        TieredProgram {
+            common,
             config,
             table: Arc::new(Table {
                 generation: AtomicU64::new(0),
@@ -231,7 +306,7 @@ impl TieredProgram {
 
     /// The program.
     pub fn program(&self) -> &Program {
-        &self.program
+        &self.common.program
     }
 
     /// The thresholds.
@@ -248,13 +323,20 @@ impl TieredProgram {
             .unwrap_or(0)
     }
 
+    /// How many closures this program and its [`sibling`](Self::sibling)s
+    /// have compiled so far (a closure another one compiled before is taken,
+    /// not compiled again).
+    pub fn compilations(&self) -> u64 {
+        self.common.compilations.load(Ordering::Relaxed)
+    }
+
     /// A new instance: the module's initial memory, an empty advice table,
     /// the default limits, running on the interpreter until code arrives.
     pub fn instance(&self) -> TieredInstance<'_> {
-        let n = self.program.module().functions.len();
+        let n = self.common.program.module().functions.len();
         TieredInstance {
             tier: self,
-            interp: Interpreter::new(&self.program),
+            interp: Interpreter::new(&self.common.program),
             state: State {
                 native: vec![None; n],
                 generation: 0,
@@ -280,7 +362,7 @@ impl TieredProgram {
             return;
         }
         // A program that cannot be compiled stays on the interpreter.
-        if let Ok(jit) = JitProgram::compile_closure(&self.program, &[func]) {
+        if let Some(jit) = self.common.closure(func) {
             self.table.install(jit);
         }
     }
@@ -293,13 +375,13 @@ impl TieredProgram {
         };
         if worker.is_none() {
             let (requests, jobs) = mpsc::channel::<u32>();
-            let program = Arc::clone(&self.program);
+            let common = Arc::clone(&self.common);
             let table = Arc::clone(&self.table);
             let spawned = std::thread::Builder::new()
                 .name("cvm-tier-compiler".into())
                 .spawn(move || {
                     for func in jobs {
-                        if let Ok(jit) = JitProgram::compile_closure(&program, &[func]) {
+                        if let Some(jit) = common.closure(func) {
                             table.install(jit);
                         }
                     }
@@ -496,15 +578,15 @@ impl TieredInstance<'_> {
     /// folds into constants hold their initial values and stay that way
     /// (the rules of `JitInstance`, `docs/jit.md`, "Fallbacks").
     fn native_allowed(&mut self, func: u32, args: &[i32]) -> bool {
-        let init = &self.tier.initial;
+        let init = &self.tier.common.initial;
         let memory = self.interp.memory();
         if self.memory_touched && !layout_matches(memory, init) {
             return false;
         }
         constants_intact(
-            &self.tier.facts,
+            &self.tier.common.facts,
             init,
-            self.tier.program.module(),
+            self.tier.common.program.module(),
             memory,
             &mut self.memory_touched,
             (func, args),
@@ -518,7 +600,7 @@ impl Vm for TieredInstance<'_> {
     }
 
     fn program(&self) -> &Program {
-        &self.tier.program
+        &self.tier.common.program
     }
 
     fn set_limits(&mut self, limits: Limits) {
@@ -570,7 +652,7 @@ impl Vm for TieredInstance<'_> {
     ) -> Result<Completion, RuntimeError> {
         self.ran_compiled = false;
         let tier = self.tier;
-        let module = tier.program.module();
+        let module = tier.common.program.module();
         check_call_args(module, func, args)?;
         self.state.note_call(tier, func);
         let result = if !self.native_allowed(func, args) {
@@ -583,7 +665,7 @@ impl Vm for TieredInstance<'_> {
             let limits = self.interp.limits();
             let limit = limits.fuel.unwrap_or(u64::MAX);
             // The entry charges as a call would, on every backend.
-            let fuel = cvm::fuel::charge_entry(&tier.program, func, limit)?;
+            let fuel = cvm::fuel::charge_entry(&tier.common.program, func, limit)?;
             let max_depth = limits.max_depth.max(1);
             let native = self.state.native[func as usize].as_ref();
             let (memory, advice) = self.interp.memory_and_advice_mut();

@@ -211,3 +211,28 @@ fn instances_share_hotness_and_code() {
     assert_eq!(native, [true, true, true, true, true, true]);
     assert_eq!(tiered.compiled_functions(), 2);
 }
+
+#[test]
+fn siblings_reuse_compiled_closures() {
+    // Every switch point of one program as a sibling: a closure is compiled
+    // once, later switches into it take that code, and every run still
+    // matches the interpreter (fib(20), its fuel and its memory).
+    let p = program(FIB);
+    let want_fuel = interpreter_fuel(&p);
+    let first = TieredProgram::new(p, TierConfig::switch_at(0));
+    for at in 0..6 {
+        let tiered = first.sibling(TierConfig::switch_at(at));
+        assert_eq!(tiered.compiled_functions(), 0, "a sibling starts empty");
+        let mut vm = tiered.instance();
+        let done = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(6765), "switch at call {at}");
+        assert_eq!(vm.fuel_used(), want_fuel, "switch at call {at}");
+        assert!(vm.ran_compiled(), "switch at call {at}");
+    }
+    // Call 0 enters main (its closure is main and fib); every later call
+    // enters fib (its closure is fib alone): two compilations in all.
+    assert_eq!(first.compilations(), 2);
+    assert_eq!(first.compiled_functions(), 0, "the first was never run");
+}

@@ -431,8 +431,11 @@ pub fn check_switch_points(
     max_points: u64,
 ) -> Result<u64, String> {
     let want = run(Backend::Interp, program, scenario)?;
+    // Each switch point is a sibling of the first, so that a closure is
+    // compiled once and its code reused at every later switch into it.
+    let first = jit::TieredProgram::new(program.clone(), jit::TierConfig::switch_at(0));
     for at in 0..max_points {
-        let tiered = jit::TieredProgram::new(program.clone(), jit::TierConfig::switch_at(at));
+        let tiered = first.sibling(jit::TierConfig::switch_at(at));
         let mut vm = tiered.instance();
         let got = observe(&mut vm, program, scenario);
         if let Some(d) = difference(&want, &got, Strictness::Exact) {
