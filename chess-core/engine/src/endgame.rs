@@ -26,13 +26,10 @@
 //! values off for the rest of that search, also with a report. The mapping, DEPTH and the cost
 //! are documented in `docs/cheg.md` ("The program inside the engine").
 
-use crate::eval::{EvalParams, Evaluator};
-use crate::search::bonus::MoveBonuses;
-use crate::search::ordering::History;
+use crate::eval::EvalParams;
 use crate::search::time::{SearchControl, TimePlan};
-use crate::search::tt::TranspositionTable;
 use crate::search::value::{MATE, MATE_BOUND};
-use crate::search::{self, LeafHook, SearchContext, SearchSetup};
+use crate::search::{self, LeafHook, SearchSetup, SearchState};
 use cheg::ast::Program as ChegProgram;
 use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
 use chess_core::colour::Colour;
@@ -479,16 +476,11 @@ pub struct TryLimits {
 /// the tried move is searched with the engine's own search, the program re-entered at its nodes
 /// through a [`NodeHook`].
 pub struct EngineSearcher<'a, 'p> {
-    /// The transposition table.
-    pub tt: &'a mut TranspositionTable,
-    /// The evaluator.
-    pub eval: &'a mut Evaluator,
-    /// History scores.
-    pub history: &'a mut History,
+    /// The engine's transposition table, evaluator, history and move
+    /// bonuses (none for endgame searches).
+    pub state: &'a mut SearchState,
     /// Evaluation parameters.
     pub params: &'a EvalParams,
-    /// Move bonuses (none for endgame searches).
-    pub bonuses: &'a MoveBonuses,
     /// The program at the nodes.
     pub hook: &'a mut NodeHook<'p>,
     /// The outer search's control (its stop request is passed on).
@@ -540,15 +532,7 @@ impl Searcher for EngineSearcher<'_, '_> {
         } else {
             Some(&mut *self.hook)
         };
-        let ctx = SearchContext {
-            tt: self.tt,
-            eval: self.eval,
-            history: self.history,
-            params: self.params,
-            bonuses: self.bonuses,
-            hook,
-            control: &inner,
-        };
+        let ctx = self.state.context(self.params, hook, &inner);
         let result = search::run(ctx, &setup, &mut |_| {});
         self.nodes += result.nodes;
         self.hook_failed |= result.hook_failed;

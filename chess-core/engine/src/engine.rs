@@ -15,13 +15,13 @@ use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::book::choose::weighted_choice;
 use crate::book::Book;
 use crate::endgame::{EndgameProgram, EngineSearcher, NodeHook, TryLimits};
-use crate::eval::{Breakdown, EvalParams, Evaluator};
+use crate::eval::{Breakdown, EvalParams};
 use crate::host::AdviceHost;
 use crate::native::{NativeAdvice, NativeHook};
 use crate::options::{Change, EngineOptions, OptionError};
 use crate::search::{
-    self, GoParams, History, MoveBonuses, Report, SearchContext, SearchControl, SearchOptions,
-    SearchResult, SearchSetup, TimePlan, TranspositionTable,
+    self, GoParams, Report, SearchControl, SearchOptions, SearchResult, SearchSetup, SearchState,
+    TimePlan, TranspositionTable,
 };
 use chess_core::chess_move::Move;
 use chess_core::position::Position;
@@ -133,10 +133,8 @@ pub enum EndgameRunError {
 /// The chess engine.
 pub struct Engine {
     options: EngineOptions,
-    tt: TranspositionTable,
-    evaluator: Evaluator,
-    history: History,
-    bonuses: MoveBonuses,
+    /// The transposition table, evaluator, history and bonuses searches share.
+    state: SearchState,
     advisor: Option<Advisor>,
     advisor_error: Option<String>,
     /// A Rust twin that stands in for the advice program (measurement only).
@@ -156,10 +154,7 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
         let start = Position::startpos();
         let mut engine = Engine {
-            tt: TranspositionTable::new(options.hash_mb),
-            evaluator: Evaluator::new(),
-            history: History::default(),
-            bonuses: MoveBonuses::new(),
+            state: SearchState::new(options.hash_mb),
             advisor: None,
             advisor_error: None,
             native: None,
@@ -322,10 +317,10 @@ impl Engine {
             Change::Plain => self.sync_style_defaults(),
             Change::Hash => {
                 if self.options.hash_mb != old_hash {
-                    self.tt = TranspositionTable::new(self.options.hash_mb);
+                    self.state.tt = TranspositionTable::new(self.options.hash_mb);
                 }
             }
-            Change::ClearHash => self.tt.clear(),
+            Change::ClearHash => self.state.tt.clear(),
             Change::Book => {
                 self.load_book();
                 match (&self.book_error, &self.book) {
@@ -390,8 +385,8 @@ impl Engine {
     /// Starts a new game: forgets the transposition table, history scores and the score history
     /// `GetScore` reads.
     pub fn new_game(&mut self) {
-        self.tt.clear();
-        self.history.clear();
+        self.state.tt.clear();
+        self.state.history.clear();
         self.host.clear_scores();
         self.searches = 0;
         self.game = GameState::new(Position::startpos());
@@ -497,7 +492,7 @@ impl Engine {
                 if self.options.verbose || table.verbose != 0 {
                     notes.push(suggestions(&root, &table.move_bonus));
                 }
-                self.bonuses.load(&table.move_bonus);
+                self.state.bonuses.load(&table.move_bonus);
                 let params =
                     EvalParams::new(&self.options.styles.with_advice(&table), Some(&table));
                 let use_hook = mode == AdviceMode::Node && native.has_hook();
@@ -515,15 +510,11 @@ impl Engine {
                     host: &mut self.host,
                 };
                 let mut report = |r: &Report| sink(EngineEvent::Report(r.clone()));
-                let ctx = SearchContext {
-                    tt: &mut self.tt,
-                    eval: &mut self.evaluator,
-                    history: &mut self.history,
-                    params: &params,
-                    bonuses: &self.bonuses,
-                    hook: if use_hook { Some(&mut hook) } else { None },
+                let ctx = self.state.context(
+                    &params,
+                    if use_hook { Some(&mut hook) } else { None },
                     control,
-                };
+                );
                 break 'search Some(search::run(ctx, &setup, &mut report));
             }
             {
@@ -552,7 +543,7 @@ impl Engine {
                         if verbose {
                             notes.push(suggestions(&root, &table.move_bonus));
                         }
-                        self.bonuses.load(&table.move_bonus);
+                        self.state.bonuses.load(&table.move_bonus);
                         EvalParams::new(&self.options.styles.with_advice(table), Some(table))
                     }
                     Err(e) => {
@@ -560,7 +551,7 @@ impl Engine {
                             "error: advice program failed at the root ({} units of fuel): {e}; searching without its advice",
                             budget.root
                         ));
-                        self.bonuses.clear();
+                        self.state.bonuses.clear();
                         EvalParams::new(&self.options.styles, None)
                     }
                 };
@@ -575,15 +566,11 @@ impl Engine {
                     sink(EngineEvent::Note(n));
                 }
                 let mut report = |r: &Report| sink(EngineEvent::Report(r.clone()));
-                let ctx = SearchContext {
-                    tt: &mut self.tt,
-                    eval: &mut self.evaluator,
-                    history: &mut self.history,
-                    params: &params,
-                    bonuses: &self.bonuses,
-                    hook: if use_hook { Some(&mut session) } else { None },
+                let ctx = self.state.context(
+                    &params,
+                    if use_hook { Some(&mut session) } else { None },
                     control,
-                };
+                );
                 let result = search::run(ctx, &setup, &mut report);
                 if result.hook_failed {
                     notes.push(format!(
@@ -598,20 +585,12 @@ impl Engine {
         let result = match result {
             Some(r) => r,
             None => {
-                self.bonuses.clear();
+                self.state.bonuses.clear();
                 let params = EvalParams::new(&self.options.styles, None);
                 for n in notes.drain(..) {
                     sink(EngineEvent::Note(n));
                 }
-                let ctx = SearchContext {
-                    tt: &mut self.tt,
-                    eval: &mut self.evaluator,
-                    history: &mut self.history,
-                    params: &params,
-                    bonuses: &self.bonuses,
-                    hook: None,
-                    control,
-                };
+                let ctx = self.state.context(&params, None, control);
                 let mut report = |r: &Report| sink(EngineEvent::Report(r.clone()));
                 search::run(ctx, &setup, &mut report)
             }
@@ -741,7 +720,7 @@ impl Engine {
                     bound: None,
                     nodes: tried_nodes,
                     elapsed: start.elapsed(),
-                    hashfull: self.tt.hashfull(),
+                    hashfull: self.state.tt.hashfull(),
                     pv: vec![mv],
                 }));
                 return Some(SearchResult {
@@ -763,15 +742,11 @@ impl Engine {
         // No move: the engine searches, the program's values feeding its evaluation.
         hook.set_context(0, None);
         let use_hook = hook.error().is_none();
-        let ctx = SearchContext {
-            tt: &mut self.tt,
-            eval: &mut self.evaluator,
-            history: &mut self.history,
-            params: &params,
-            bonuses: &self.bonuses,
-            hook: if use_hook { Some(&mut hook) } else { None },
+        let ctx = self.state.context(
+            &params,
+            if use_hook { Some(&mut hook) } else { None },
             control,
-        };
+        );
         let mut report = |r: &Report| {
             sink(EngineEvent::Report(Report {
                 nodes: r.nodes + tried_nodes,
@@ -808,7 +783,7 @@ impl Engine {
                 }
             }
         }
-        self.evaluator.breakdown(&root, &params)
+        self.state.eval.breakdown(&root, &params)
     }
 
     /// Runs `program` once at the top level on `root`, the engine's search behind its TRY,
@@ -833,14 +808,11 @@ impl Engine {
             .ok_or_else(|| "the endgame program is not prepared".to_string())?;
         let mut hook = NodeHook::new(program, backend, root.side_to_move(), fuel.1)?;
         hook.set_game(&game);
-        self.bonuses.clear();
+        self.state.bonuses.clear();
         let params = EvalParams::new(&self.options.styles, None);
         let mut searcher = EngineSearcher {
-            tt: &mut self.tt,
-            eval: &mut self.evaluator,
-            history: &mut self.history,
+            state: &mut self.state,
             params: &params,
-            bonuses: &self.bonuses,
             hook: &mut hook,
             control,
             game,

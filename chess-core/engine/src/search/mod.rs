@@ -22,7 +22,7 @@ pub mod value;
 pub use bonus::MoveBonuses;
 pub use ordering::History;
 pub use searcher::{
-    run, LeafHook, Report, SearchContext, SearchOptions, SearchResult, SearchSetup,
+    run, LeafHook, Report, SearchContext, SearchOptions, SearchResult, SearchSetup, SearchState,
 };
 pub use time::{GoParams, SearchControl, TimePlan};
 pub use tt::TranspositionTable;

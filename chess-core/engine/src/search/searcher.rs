@@ -72,6 +72,51 @@ impl Default for SearchOptions {
     }
 }
 
+/// What the engine keeps from one search to the next and lends to each:
+/// the transposition table, the evaluator (its pawn cache), the history
+/// scores and the advice move bonuses of the current root.
+pub struct SearchState {
+    /// The transposition table.
+    pub tt: TranspositionTable,
+    /// The evaluator.
+    pub eval: Evaluator,
+    /// History scores.
+    pub history: History,
+    /// Advice move bonuses for the current root.
+    pub bonuses: MoveBonuses,
+}
+
+impl SearchState {
+    /// Empty state with a transposition table of `hash_mb` megabytes.
+    pub fn new(hash_mb: usize) -> SearchState {
+        SearchState {
+            tt: TranspositionTable::new(hash_mb),
+            eval: Evaluator::new(),
+            history: History::default(),
+            bonuses: MoveBonuses::new(),
+        }
+    }
+
+    /// The context of one search: this state with the root's evaluation
+    /// parameters, the leaf hook (if any) and the control.
+    pub fn context<'a>(
+        &'a mut self,
+        params: &'a EvalParams,
+        hook: Option<&'a mut dyn LeafHook>,
+        control: &'a SearchControl,
+    ) -> SearchContext<'a> {
+        SearchContext {
+            tt: &mut self.tt,
+            eval: &mut self.eval,
+            history: &mut self.history,
+            params,
+            bonuses: &self.bonuses,
+            hook,
+            control,
+        }
+    }
+}
+
 /// The engine state a search borrows.
 pub struct SearchContext<'a> {
     /// The transposition table.
