@@ -195,13 +195,16 @@ proptest! {
     }
 }
 
-#[test]
-fn many_seeds_agree() {
-    // A fixed sweep in addition to proptest's random cases, so that every
-    // run covers the same few hundred programs too.
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-    for len in 0..300usize {
-        let bytes: Vec<u8> = (0..len * 5)
+/// The fixed sweep's cases: for each length `len` in `lengths`, `len *
+/// stride` bytes from an xorshift generator started at `seed`, then the fuel
+/// (1..=20,000) and depth limit (1..=50) drawn from its state.
+fn sweep(
+    mut seed: u64,
+    lengths: std::ops::Range<usize>,
+    stride: usize,
+) -> impl Iterator<Item = (usize, Vec<u8>, u64, u32)> {
+    lengths.map(move |len| {
+        let bytes: Vec<u8> = (0..len * stride)
             .map(|_| {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
@@ -211,6 +214,15 @@ fn many_seeds_agree() {
             .collect();
         let fuel = (seed % 20_000) + 1;
         let depth = (seed % 50) as u32 + 1;
+        (len, bytes, fuel, depth)
+    })
+}
+
+#[test]
+fn many_seeds_agree() {
+    // A fixed sweep in addition to proptest's random cases, so that every
+    // run covers the same few hundred programs too.
+    for (len, bytes, fuel, depth) in sweep(0x9E37_79B9_7F4A_7C15, 0..300, 5) {
         if let Err(e) = check(&bytes, fuel, depth) {
             panic!("seed length {len}: {e}");
         }
@@ -219,19 +231,8 @@ fn many_seeds_agree() {
 
 #[test]
 fn many_seeds_agree_at_every_switch_point() {
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let mut reached = 0;
-    for len in 0..120usize {
-        let bytes: Vec<u8> = (0..len * 7)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed as u8
-            })
-            .collect();
-        let fuel = (seed % 20_000) + 1;
-        let depth = (seed % 50) as u32 + 1;
+    for (len, bytes, fuel, depth) in sweep(0x2545_F491_4F6C_DD1D, 0..120, 7) {
         match check_switches(&bytes, fuel, depth) {
             Ok(n) => reached += n,
             Err(e) => panic!("seed length {len}: {e}"),
