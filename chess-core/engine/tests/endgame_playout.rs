@@ -6,7 +6,8 @@
 //! reported while the engine plays on. The criterion (every sampled position, depth 2,
 //! both backends) is `#[ignore]`d because it takes minutes; run it with
 //! `cargo test --release -p che-engine --test endgame_playout -- --ignored --nocapture`
-//! (`ENDGAME_SAMPLE=N` sets the sample size). The comparison with the engine alone is the
+//! (`ENDGAME_SAMPLE=N` sets the sample size; `ENDGAME_ALL_FAILURES=1` prints every failed game,
+//! not only the first three). The comparison with the engine alone is the
 //! experiment harness's `endgame` experiment (`che-lab endgame`). Samples and games come from
 //! `che_tablebase::playout`; the tables from a cache in Cargo's target directory
 //! (`target/tmp/tablebase`, or `$CHE_TABLEBASE_DIR`), generated on first use.
@@ -147,6 +148,11 @@ fn run_sample(
         started.elapsed().as_secs_f64(),
         &s.failures[..s.failures.len().min(3)]
     );
+    if std::env::var_os("ENDGAME_ALL_FAILURES").is_some() {
+        for f in &s.failures {
+            eprintln!("failure: {f}");
+        }
+    }
     s
 }
 
