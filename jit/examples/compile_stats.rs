@@ -1,5 +1,6 @@
 //! Prints the JIT's compile-time figures for Che++ and assembler programs
-//! given on the command line: functions, CVM instructions, intrinsic calls
+//! given on the command line: functions (and how many of them were compiled
+//! without Cranelift's optimizer), CVM instructions, intrinsic calls
 //! compiled to native code, spliced calls and the lowered instructions they
 //! added, code bytes and microseconds per CVM instruction (the median of
 //! several compilations). Che++ programs are compiled and then
@@ -58,8 +59,8 @@ fn main() {
     let want_listing = args.iter().any(|a| a == "--listing");
     let want_objdump = args.iter().any(|a| a == "--objdump");
     let mut listings = String::new();
-    println!("| program | functions | CVM instructions | native intrinsics | spliced calls | spliced instructions | code bytes | compile time | us / instruction |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| program | functions | unoptimized functions | CVM instructions | native intrinsics | spliced calls | spliced instructions | code bytes | compile time | us / instruction |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for arg in args.iter().filter(|a| !a.starts_with("--")) {
         let path = Path::new(arg);
         let program = match common::load(path, optimize && (opt_asm || !common::is_asm(path))) {
@@ -85,8 +86,9 @@ fn main() {
                 .file_name()
                 .map_or(arg.clone(), |n| n.to_string_lossy().into_owned());
             println!(
-                "| {name} | {} | {} | {} | {} | {} | {} | {:.0} us | {:.1} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {:.0} us | {:.1} |",
                 s.functions,
+                s.unoptimized_functions,
                 s.instructions,
                 s.native_intrinsics,
                 s.spliced_calls,

@@ -23,7 +23,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
 use cvm::{Memory, Program};
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
@@ -61,6 +61,11 @@ pub struct CompileStats {
     pub lowered_instructions: usize,
     /// Parameters of all functions together (`A` in the code-size bound).
     pub parameters: usize,
+    /// Functions compiled without Cranelift's optimizer: straight-line code
+    /// (no loop, no native call, also in what is spliced into it), which
+    /// runs each instruction at most once per call (`docs/jit.md`, "Two
+    /// optimization levels").
+    pub unoptimized_functions: usize,
     /// Bytes of native code produced for the program's functions. (The
     /// entry trampolines, one per arity, are compiled once per process and
     /// shared by every program; they are not counted.)
@@ -267,14 +272,22 @@ fn link_error(e: impl std::fmt::Display) -> JitError {
 /// per process").
 fn host_isa() -> Result<OwnedTargetIsa, JitError> {
     static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
-    ISA.get_or_init(new_isa).clone()
+    ISA.get_or_init(|| new_isa("speed")).clone()
 }
 
-fn new_isa() -> Result<OwnedTargetIsa, JitError> {
+/// The same instruction set without Cranelift's optimizer (`opt_level =
+/// none`), for straight-line functions (`docs/jit.md`, "Two optimization
+/// levels").
+fn plain_isa() -> Result<OwnedTargetIsa, JitError> {
+    static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
+    ISA.get_or_init(|| new_isa("none")).clone()
+}
+
+fn new_isa(opt_level: &str) -> Result<OwnedTargetIsa, JitError> {
     let mut flags = settings::builder();
     let set =
         |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(settings_error);
-    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "opt_level", opt_level)?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     // Frames larger than a page probe every page, so a frame can never skip
@@ -503,6 +516,7 @@ impl JitProgram {
             code.define(program, &facts, index, listing.as_deref_mut())?;
         }
         let native_intrinsics = code.native_intrinsics;
+        let unoptimized_functions = code.unoptimized_functions;
         let max_frame = code.frames.iter().copied().max().unwrap_or(FRAME_SETUP);
         let (module, functions, code_bytes) = code.finalize(program)?;
         let stats = CompileStats {
@@ -515,6 +529,7 @@ impl JitProgram {
                 .map(|(i, _)| i.instrs.len())
                 .sum(),
             native_intrinsics,
+            unoptimized_functions,
             spliced_calls: facts.splices.calls,
             spliced_instructions: facts.splices.instructions,
             lowered_instructions: facts.splices.lowered,
@@ -612,6 +627,8 @@ struct Code {
     frames: Vec<u64>,
     code_bytes: usize,
     native_intrinsics: usize,
+    /// Functions compiled with [`plain_isa`].
+    unoptimized_functions: usize,
     /// The inline checks the lowering emits.
     checks: Checks,
 }
@@ -643,6 +660,7 @@ impl Code {
             ids,
             code_bytes: 0,
             native_intrinsics: 0,
+            unoptimized_functions: 0,
             checks: Checks::ALL,
         })
     }
@@ -701,9 +719,32 @@ impl Code {
         self.native_intrinsics += env.native_intrinsics.get();
         builder.finalize(module.target_config());
         ctx.set_disasm(listing.is_some());
-        module
-            .define_function(own, ctx)
-            .map_err(|e| fail(format!("{e:?}")))?;
+        if facts.splices.straight_line(program, index) {
+            // Straight-line code runs each instruction at most once per
+            // call: Cranelift's optimizer would cost more compile time than
+            // it can save (`docs/jit.md`, "Two optimization levels").
+            let isa = plain_isa()?;
+            ctx.compile(&*isa, &mut Default::default())
+                .map_err(|e| fail(format!("{:?}", e.inner)))?;
+            let code = ctx
+                .compiled_code()
+                .ok_or_else(|| fail("no code produced".into()))?;
+            let alignment = u64::from(code.buffer.alignment);
+            let relocs: Vec<ModuleReloc> = code
+                .buffer
+                .relocs()
+                .iter()
+                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, own))
+                .collect();
+            module
+                .define_function_bytes(own, alignment, code.code_buffer(), &relocs)
+                .map_err(|e| fail(format!("{e:?}")))?;
+            self.unoptimized_functions += 1;
+        } else {
+            module
+                .define_function(own, ctx)
+                .map_err(|e| fail(format!("{e:?}")))?;
+        }
         let compiled = ctx
             .compiled_code()
             .ok_or_else(|| fail("no code produced".into()))?;

@@ -31,7 +31,7 @@
 //! calls spliced everywhere before any deep chain. A function may appear
 //! at most twice on a chain of spliced calls, so recursion unrolls once.
 
-use super::loops::CountedLoop;
+use super::loops::{has_backward_jump, CountedLoop};
 use cvm::isa::Opcode;
 use cvm::Program;
 use std::collections::VecDeque;
@@ -92,6 +92,31 @@ impl Splices {
             .binary_search_by_key(&offset, |&(o, _)| o)
             .ok()
             .map(|k| calls[k].1)
+    }
+
+    /// Whether the body `node`, with everything spliced into it, is
+    /// straight-line code: no backward jump (so no loop) and no native
+    /// call (so no recursion). Such code runs each instruction at most
+    /// once per call.
+    pub fn straight_line(&self, program: &Program, node: usize) -> bool {
+        let infos = program.function_infos();
+        let mut work = vec![node];
+        while let Some(x) = work.pop() {
+            let n = &self.nodes[x];
+            let info = &infos[n.function as usize];
+            if has_backward_jump(info) {
+                return false;
+            }
+            for i in &info.instrs {
+                if i.depth.is_some() && i.instr.opcode == Opcode::Call {
+                    match self.spliced(x, i.offset) {
+                        Some(child) => work.push(child),
+                        None => return false,
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The functions the body `node`, with everything spliced into it,

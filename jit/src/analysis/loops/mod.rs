@@ -72,6 +72,8 @@
 //! takes time linear in the function's size.
 
 mod cfg;
+
+pub(crate) use cfg::has_backward_jump;
 mod values;
 
 use cfg::{Cfg, Dominators};
