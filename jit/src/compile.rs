@@ -12,7 +12,7 @@
 
 use crate::analysis::loops::{counted_loops, CountedLoop, Lists};
 use crate::analysis::splice::{self, Splices};
-use crate::analysis::{constant_elements, depth_bounds, list_facts, ListFacts};
+use crate::analysis::{constant_elements, depth_bounds, list_facts, recursive, ListFacts};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
@@ -62,7 +62,7 @@ pub struct CompileStats {
     /// Parameters of all functions together (`A` in the code-size bound).
     pub parameters: usize,
     /// Functions compiled without Cranelift's optimizer: straight-line code
-    /// (no loop, no native call, also in what is spliced into it), which
+    /// (no loop, also in what is spliced into it, and not recursive), which
     /// runs each instruction at most once per call (`docs/jit.md`, "Two
     /// optimization levels").
     pub unoptimized_functions: usize,
@@ -585,6 +585,8 @@ struct Facts {
     /// The counted loops of each function.
     loops: Vec<Vec<CountedLoop>>,
     splices: Splices,
+    /// Which functions are recursive ([`recursive`]).
+    recursive: Vec<bool>,
 }
 
 impl Facts {
@@ -610,6 +612,7 @@ impl Facts {
             initial,
             loops,
             splices,
+            recursive: recursive(program),
         }
     }
 }
@@ -719,7 +722,10 @@ impl Code {
         self.native_intrinsics += env.native_intrinsics.get();
         builder.finalize(module.target_config());
         ctx.set_disasm(listing.is_some());
-        if facts.splices.straight_line(program, index) {
+        if facts
+            .splices
+            .straight_line(program, index, &facts.recursive)
+        {
             // Straight-line code runs each instruction at most once per
             // call: Cranelift's optimizer would cost more compile time than
             // it can save (`docs/jit.md`, "Two optimization levels").

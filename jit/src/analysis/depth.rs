@@ -10,23 +10,8 @@ use cvm::Program;
 /// own included) that a call to it can reach, or `None` when recursion is
 /// reachable from it.
 pub(crate) fn depth_bounds(program: &Program) -> Vec<Option<u32>> {
-    let module = program.module();
-    let n = module.functions.len();
-    let callees: Vec<Vec<u32>> = program
-        .function_infos()
-        .iter()
-        .map(|info| {
-            let mut c: Vec<u32> = info
-                .instrs
-                .iter()
-                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
-                .map(|i| i.instr.operands[0])
-                .collect();
-            c.sort_unstable();
-            c.dedup();
-            c
-        })
-        .collect();
+    let n = program.module().functions.len();
+    let callees = call_graph(program);
     // Iterative depth-first search: 0 = unvisited, 1 = on the path, 2 = done.
     let mut state = vec![0u8; n];
     let mut bound: Vec<Option<u32>> = vec![None; n];
@@ -65,6 +50,92 @@ pub(crate) fn depth_bounds(program: &Program) -> Vec<Option<u32>> {
     bound
 }
 
+/// The functions each function calls (reachable `call` instructions),
+/// sorted, without repeats.
+fn call_graph(program: &Program) -> Vec<Vec<u32>> {
+    program
+        .function_infos()
+        .iter()
+        .map(|info| {
+            let mut c: Vec<u32> = info
+                .instrs
+                .iter()
+                .filter(|i| i.depth.is_some() && i.instr.opcode == Opcode::Call)
+                .map(|i| i.instr.operands[0])
+                .collect();
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect()
+}
+
+/// For each function, whether it is recursive: a chain of calls leads from
+/// it back to itself (it lies on a cycle of the call graph). Tarjan's
+/// strongly connected components, iteratively, in time linear in the calls.
+pub(crate) fn recursive(program: &Program) -> Vec<bool> {
+    let callees = call_graph(program);
+    let n = callees.len();
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut out = vec![false; n];
+    let mut next_index = 0;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // (function, next callee to look at)
+        let mut path: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (f, ref mut next)) = path.last_mut() {
+            if let Some(&c) = callees[f].get(*next) {
+                *next += 1;
+                let c = c as usize;
+                if index[c] == UNSEEN {
+                    index[c] = next_index;
+                    low[c] = next_index;
+                    next_index += 1;
+                    stack.push(c);
+                    on_stack[c] = true;
+                    path.push((c, 0));
+                } else if on_stack[c] {
+                    low[f] = low[f].min(index[c]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(parent, _)) = path.last() {
+                low[parent] = low[parent].min(low[f]);
+            }
+            if low[f] == index[f] {
+                // `f` is the root of a component: pop it.
+                let mut members = Vec::new();
+                while let Some(m) = stack.pop() {
+                    on_stack[m] = false;
+                    members.push(m);
+                    if m == f {
+                        break;
+                    }
+                }
+                let cycle = members.len() > 1 || callees[f].binary_search(&(f as u32)).is_ok();
+                if cycle {
+                    for m in members {
+                        out[m] = true;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +168,41 @@ mod tests {
 ",
         );
         assert_eq!(depth_bounds(&p), vec![None, Some(2), Some(1), None]);
+        assert_eq!(recursive(&p), vec![false, false, false, true]);
+    }
+
+    #[test]
+    fn recursion_is_a_cycle_of_calls() {
+        // main -> a -> b -> a (a cycle of two), b -> c (leaves it), main ->
+        // s -> s (a self call), d unreachable and alone.
+        let p = program(
+            "
+.func main params 0 lists 0 locals 0 stack 1 proc
+    call a
+    call s
+    ret
+.end
+.func a params 0 lists 0 locals 0 stack 1 proc
+    call b
+    ret
+.end
+.func b params 0 lists 0 locals 0 stack 1 proc
+    call a
+    call c
+    ret
+.end
+.func c params 0 lists 0 locals 0 stack 1 proc
+    ret
+.end
+.func s params 0 lists 0 locals 0 stack 1 proc
+    call s
+    ret
+.end
+.func d params 0 lists 0 locals 0 stack 1 proc
+    ret
+.end
+",
+        );
+        assert_eq!(recursive(&p), vec![false, true, true, false, true, false]);
     }
 }

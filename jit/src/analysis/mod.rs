@@ -8,7 +8,7 @@
 //! |--------|-------|
 //! | [`cvm::analysis`] (re-exported) | which lists are constant (the optimizer needs them too) |
 //! | [`constant_elements`] | the distinct elements of each constant list |
-//! | [`depth`] | the deepest call nesting reachable from each function |
+//! | [`depth`] | the deepest call nesting reachable from each function, and which functions are recursive |
 //! | [`loops`] | counted loops: bounded trip count, what the guard proves |
 //! | [`splice`] | which calls are spliced (lowered as the callee's body), under the code-growth budget |
 //!
@@ -20,7 +20,7 @@ pub(crate) mod loops;
 pub(crate) mod splice;
 
 pub(crate) use cvm::analysis::{list_facts, ListFacts};
-pub(crate) use depth::depth_bounds;
+pub(crate) use depth::{depth_bounds, recursive};
 
 use cvm::Memory;
 use std::collections::HashSet;

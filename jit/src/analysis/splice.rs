@@ -94,27 +94,29 @@ impl Splices {
             .map(|k| calls[k].1)
     }
 
-    /// Whether the body `node`, with everything spliced into it, is
-    /// straight-line code: no backward jump (so no loop) and no native
-    /// call (so no recursion). Such code runs each instruction at most
-    /// once per call.
-    pub fn straight_line(&self, program: &Program, node: usize) -> bool {
+    /// Whether the body `node`, with everything spliced into it, runs each
+    /// of its instructions at most once per call: it has no backward jump
+    /// (so no loop) and its function is not `recursive` (no chain of calls
+    /// leads back into it). Calls it makes natively run their own code.
+    pub fn straight_line(&self, program: &Program, node: usize, recursive: &[bool]) -> bool {
         let infos = program.function_infos();
+        let Some(root) = self.nodes.get(node) else {
+            return false;
+        };
+        if recursive
+            .get(root.function as usize)
+            .copied()
+            .unwrap_or(true)
+        {
+            return false;
+        }
         let mut work = vec![node];
         while let Some(x) = work.pop() {
             let n = &self.nodes[x];
-            let info = &infos[n.function as usize];
-            if has_backward_jump(info) {
+            if has_backward_jump(&infos[n.function as usize]) {
                 return false;
             }
-            for i in &info.instrs {
-                if i.depth.is_some() && i.instr.opcode == Opcode::Call {
-                    match self.spliced(x, i.offset) {
-                        Some(child) => work.push(child),
-                        None => return false,
-                    }
-                }
-            }
+            work.extend(n.calls.iter().map(|&(_, child)| child));
         }
         true
     }
