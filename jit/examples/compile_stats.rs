@@ -8,9 +8,11 @@
 //! taken as written unless `--opt-asm` is given (the JIT bench optimizes
 //! them).
 //!
-//! `cargo run --release -p jit --example compile_stats -- [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] FILE...`
+//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] FILE...`
 //!
-//! `--noopt` skips the optimizer; `--cvm` prints the CVM listing the JIT
+//! `--reachable` compiles only what the entry and `Evaluate()` (the
+//! engine's node hook) reach (`JitProgram::compile_closure`), not every
+//! function. `--noopt` skips the optimizer; `--cvm` prints the CVM listing the JIT
 //! compiles, `--listing` Cranelift's listing of every function after the
 //! table, `--objdump` the final machine code disassembled by `objdump`
 //! (when installed).
@@ -58,6 +60,7 @@ fn main() {
     let want_cvm = args.iter().any(|a| a == "--cvm");
     let want_listing = args.iter().any(|a| a == "--listing");
     let want_objdump = args.iter().any(|a| a == "--objdump");
+    let reachable = args.iter().any(|a| a == "--reachable");
     let mut listings = String::new();
     println!("| program | functions | unoptimized functions | CVM instructions | native intrinsics | spliced calls | spliced instructions | code bytes | compile time | us / instruction |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
@@ -71,8 +74,22 @@ fn main() {
             }
         };
         let mut runs = Vec::new();
+        // With `--reachable`: only what the entry and `Evaluate()` (the
+        // engine's node hook) reach, as the engine calls them.
+        let roots: Vec<u32> = [
+            program.module().entry,
+            program.module().function_index("Evaluate"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         for _ in 0..9 {
-            match JitProgram::compile(&program) {
+            let compiled = if reachable {
+                JitProgram::compile_closure(&program, &roots)
+            } else {
+                JitProgram::compile(&program)
+            };
+            match compiled {
                 Ok(jit) => runs.push(jit.stats()),
                 Err(e) => {
                     eprintln!("{arg}: {e}");
