@@ -34,30 +34,41 @@ pub fn list_facts(program: &Program) -> ListFacts {
     let module = program.module();
     let mut constant = vec![true; module.lists.len()];
     let mut writes_through_refs = false;
-    for (f, info) in module.functions.iter().zip(program.function_infos()) {
-        let height = info.max_depth.max(f.max_stack) as usize + 1;
-        // The list a stack slot holds when it came from `lref` in this block.
-        let mut origin: Vec<Option<u32>> = vec![None; height];
-        let escape = |origin: &mut [Option<u32>], constant: &mut [bool], below: usize| {
-            for o in origin.iter_mut().take(below) {
-                if let Some(l) = o.take() {
-                    constant[l as usize] = false;
-                }
-            }
-        };
-        let mut leaders = std::collections::HashSet::new();
-        for i in &info.instrs {
-            if i.depth.is_some() {
-                if let Some(t) = i.instr.target() {
-                    leaders.insert(t);
-                }
+    // The list a stack slot holds when it came from `lref` in this block
+    // (one buffer for all functions).
+    let mut origin: Vec<Option<u32>> = Vec::new();
+    // The jump targets of the function, sorted (one buffer for all).
+    let mut leaders: Vec<u32> = Vec::new();
+    let escape = |origin: &mut [Option<u32>], constant: &mut [bool], below: usize| {
+        for o in origin.iter_mut().take(below) {
+            if let Some(l) = o.take() {
+                constant[l as usize] = false;
             }
         }
+    };
+    for (f, info) in module.functions.iter().zip(program.function_infos()) {
+        let height = info.max_depth.max(f.max_stack) as usize + 1;
+        origin.clear();
+        origin.resize(height, None);
+        leaders.clear();
+        leaders.extend(
+            info.instrs
+                .iter()
+                .filter(|i| i.depth.is_some())
+                .filter_map(|i| i.instr.target()),
+        );
+        leaders.sort_unstable();
+        leaders.dedup();
+        // The instructions come in offset order: the next leader to meet.
+        let mut next_leader = 0;
         let mut after_branch = true;
         for i in &info.instrs {
+            while leaders.get(next_leader).is_some_and(|&t| t < i.offset) {
+                next_leader += 1;
+            }
             let Some(d) = i.depth else { continue };
             let d = d as usize;
-            if after_branch || leaders.contains(&i.offset) {
+            if after_branch || leaders.get(next_leader) == Some(&i.offset) {
                 escape(&mut origin, &mut constant, height);
             }
             let instr = i.instr;
