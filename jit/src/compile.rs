@@ -728,7 +728,11 @@ impl Code {
         {
             // Straight-line code runs each instruction at most once per
             // call: Cranelift's optimizer would cost more compile time than
-            // it can save (`docs/jit.md`, "Two optimization levels").
+            // it can save (`docs/jit.md`, "Two optimization levels"). The
+            // module's own `define_function` compiles with the module's
+            // ISA, so this compiles here and hands over the bytes and
+            // relocations, as it would (it also records the code range for
+            // wasmtime's unwinder, which this JIT does not use).
             let isa = plain_isa()?;
             ctx.compile(&*isa, &mut Default::default())
                 .map_err(|e| fail(format!("{:?}", e.inner)))?;
