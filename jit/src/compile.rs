@@ -12,7 +12,9 @@
 
 use crate::analysis::loops::{counted_loops, CountedLoop, Lists};
 use crate::analysis::splice::{self, Splices};
-use crate::analysis::{constant_elements, depth_bounds, list_facts, recursive, ListFacts};
+use crate::analysis::{
+    call_graph, constant_elements, depth_bounds, list_facts, recursive, ListFacts,
+};
 use crate::context::offsets;
 use crate::error::JitError;
 use crate::instance::JitInstance;
@@ -605,14 +607,15 @@ impl Facts {
             .map(|(f, info)| counted_loops(f, info, &program.module().texts, known))
             .collect();
         let splices = splice::plan(program, &loops);
+        let calls = call_graph(program);
         Facts {
             constant_elements: constant_elements(&lists, &initial),
             lists,
-            depth_bounds: depth_bounds(program),
+            depth_bounds: depth_bounds(&calls),
             initial,
             loops,
             splices,
-            recursive: recursive(program),
+            recursive: recursive(&calls),
         }
     }
 }

@@ -9,9 +9,9 @@ use cvm::Program;
 /// For each function, the deepest call nesting (in frames, the function's
 /// own included) that a call to it can reach, or `None` when recursion is
 /// reachable from it.
-pub(crate) fn depth_bounds(program: &Program) -> Vec<Option<u32>> {
-    let n = program.module().functions.len();
-    let callees = call_graph(program);
+/// `callees` is the program's [`call_graph`].
+pub(crate) fn depth_bounds(callees: &[Vec<u32>]) -> Vec<Option<u32>> {
+    let n = callees.len();
     // Iterative depth-first search: 0 = unvisited, 1 = on the path, 2 = done.
     let mut state = vec![0u8; n];
     let mut bound: Vec<Option<u32>> = vec![None; n];
@@ -51,8 +51,8 @@ pub(crate) fn depth_bounds(program: &Program) -> Vec<Option<u32>> {
 }
 
 /// The functions each function calls (reachable `call` instructions),
-/// sorted, without repeats.
-fn call_graph(program: &Program) -> Vec<Vec<u32>> {
+/// sorted, without repeats: what [`depth_bounds`] and [`recursive`] read.
+pub(crate) fn call_graph(program: &Program) -> Vec<Vec<u32>> {
     program
         .function_infos()
         .iter()
@@ -73,8 +73,8 @@ fn call_graph(program: &Program) -> Vec<Vec<u32>> {
 /// For each function, whether it is recursive: a chain of calls leads from
 /// it back to itself (it lies on a cycle of the call graph). Tarjan's
 /// strongly connected components, iteratively, in time linear in the calls.
-pub(crate) fn recursive(program: &Program) -> Vec<bool> {
-    let callees = call_graph(program);
+/// `callees` is the program's [`call_graph`].
+pub(crate) fn recursive(callees: &[Vec<u32>]) -> Vec<bool> {
     let n = callees.len();
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
@@ -167,8 +167,11 @@ mod tests {
 .end
 ",
         );
-        assert_eq!(depth_bounds(&p), vec![None, Some(2), Some(1), None]);
-        assert_eq!(recursive(&p), vec![false, false, false, true]);
+        assert_eq!(
+            depth_bounds(&call_graph(&p)),
+            vec![None, Some(2), Some(1), None]
+        );
+        assert_eq!(recursive(&call_graph(&p)), vec![false, false, false, true]);
     }
 
     #[test]
@@ -203,6 +206,9 @@ mod tests {
 .end
 ",
         );
-        assert_eq!(recursive(&p), vec![false, true, true, false, true, false]);
+        assert_eq!(
+            recursive(&call_graph(&p)),
+            vec![false, true, true, false, true, false]
+        );
     }
 }

@@ -20,7 +20,7 @@ pub(crate) mod loops;
 pub(crate) mod splice;
 
 pub(crate) use cvm::analysis::{list_facts, ListFacts};
-pub(crate) use depth::{depth_bounds, recursive};
+pub(crate) use depth::{call_graph, depth_bounds, recursive};
 
 use cvm::Memory;
 use std::collections::HashSet;
