@@ -204,6 +204,19 @@ pub struct JitProgram {
     /// layout compiled code was specialised for.
     pub(crate) initial: Memory,
     stats: CompileStats,
+    /// What compiling the rest on demand needs, after
+    /// [`JitProgram::compile_on_demand`]; `None` otherwise.
+    on_demand: Option<Box<OnDemand>>,
+}
+
+/// The functions a [`JitProgram::compile_on_demand`] left out, compiled
+/// the first time an instance calls one: the analysis of the whole
+/// program (made once, shared by every later compilation) and, per
+/// function, the compilation of its closure (`None` inside: it failed, and
+/// calls of the function run on the interpreter).
+struct OnDemand {
+    facts: Facts,
+    closures: Box<[OnceLock<Option<Box<JitProgram>>>]>,
 }
 
 impl std::fmt::Debug for JitProgram {
@@ -442,8 +455,100 @@ impl JitProgram {
         JitProgram::build(program, None, Some(&included), Checks::ALL)
     }
 
+    /// Compiles the closure of `roots` now, like
+    /// [`JitProgram::compile_closure`], and every other function the first
+    /// time an instance calls it (with the functions it calls, directly or
+    /// not, as one more compilation kept with this one). A host that knows
+    /// its entry points (the `main()` the command line runs, the engine's
+    /// hooks) pays only for what they reach; a function nobody calls is
+    /// never compiled (`docs/jit.md`, "Compiling on demand"). The program is
+    /// analysed once, here. [`JitProgram::stats`] describes the compilation
+    /// made here, [`JitProgram::later_compilations`] the ones made since.
+    ///
+    /// ```
+    /// use cvm::{asm, CollectOutput, NoHost, Program, Vm};
+    ///
+    /// let program = Program::new(asm::assemble(r#"
+    /// .entry main
+    /// .func main params 0 lists 0 locals 0 stack 1 value
+    ///     push 1
+    ///     retv
+    /// .end
+    /// .func other params 0 lists 0 locals 0 stack 1 value
+    ///     push 2
+    ///     retv
+    /// .end
+    /// "#).unwrap()).unwrap();
+    /// let jit = jit::JitProgram::compile_on_demand(&program, &[0]).unwrap();
+    /// assert!(jit.has_function(0) && !jit.has_function(1));
+    /// let mut vm = jit.instance();
+    /// let two = vm.call_by_name("other", &[], &mut NoHost, &mut CollectOutput::default()).unwrap();
+    /// assert_eq!(two.value(), Some(2));
+    /// assert!(vm.ran_compiled());
+    /// assert_eq!(jit.later_compilations().len(), 1);
+    /// ```
+    pub fn compile_on_demand(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        let started = Instant::now();
+        let facts = Facts::of(program);
+        let included = call_closure(program, roots);
+        let mut jit =
+            JitProgram::build_from(program, &facts, None, Some(&included), Checks::ALL, started)?;
+        let closures = (0..included.len()).map(|_| OnceLock::new()).collect();
+        jit.on_demand = Some(Box::new(OnDemand { facts, closures }));
+        Ok(jit)
+    }
+
+    /// The compiled code to run function `func` with: this compilation's,
+    /// or after [`JitProgram::compile_on_demand`] the compilation of the
+    /// function's closure, made now if this is its first call. `None`: the
+    /// function has no native code (a partial compilation, or compiling
+    /// it failed), and the call runs on the interpreter.
+    pub(crate) fn code_for(&self, func: u32) -> Option<(&JitProgram, CompiledFn)> {
+        if let Some(&Some(compiled)) = self.functions.get(func as usize) {
+            return Some((self, compiled));
+        }
+        let on_demand = self.on_demand.as_deref()?;
+        let closure = on_demand
+            .closures
+            .get(func as usize)?
+            .get_or_init(|| {
+                let included = call_closure(&self.program, &[func]);
+                let started = Instant::now();
+                JitProgram::build_from(
+                    &self.program,
+                    &on_demand.facts,
+                    None,
+                    Some(&included),
+                    Checks::ALL,
+                    started,
+                )
+                .ok()
+                .map(Box::new)
+            })
+            .as_deref()?;
+        let compiled = closure.functions.get(func as usize).copied().flatten()?;
+        Some((closure, compiled))
+    }
+
+    /// The figures of the compilations made on demand so far, after
+    /// [`JitProgram::compile_on_demand`] (in the order of the functions they
+    /// were made for); empty otherwise.
+    pub fn later_compilations(&self) -> Vec<CompileStats> {
+        self.on_demand
+            .as_deref()
+            .map(|d| {
+                d.closures
+                    .iter()
+                    .filter_map(|c| c.get().and_then(|j| j.as_deref()).map(JitProgram::stats))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Whether function `func` has native code in this compilation (every
-    /// function does after [`JitProgram::compile`]).
+    /// function does after [`JitProgram::compile`]; after
+    /// [`JitProgram::compile_on_demand`], the closure of its roots does,
+    /// and the other functions are compiled separately when first called).
     pub fn has_function(&self, func: u32) -> bool {
         self.functions
             .get(func as usize)
@@ -503,19 +608,32 @@ impl JitProgram {
     /// limits the compilation to the marked functions (closed under calls).
     fn build(
         program: &Program,
-        mut listing: Option<&mut Vec<FunctionListing>>,
+        listing: Option<&mut Vec<FunctionListing>>,
         included: Option<&[bool]>,
         checks: Checks,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
+        let facts = Facts::of(program);
+        JitProgram::build_from(program, &facts, listing, included, checks, started)
+    }
+
+    /// Phases 2 to 4 of [`JitProgram::build`] on a program analysed
+    /// already; the compile time is counted from `started`.
+    fn build_from(
+        program: &Program,
+        facts: &Facts,
+        mut listing: Option<&mut Vec<FunctionListing>>,
+        included: Option<&[bool]>,
+        checks: Checks,
+        started: Instant,
+    ) -> Result<JitProgram, JitError> {
         let n = program.module().functions.len();
         let all = vec![true; n];
         let included = included.unwrap_or(&all);
-        let facts = Facts::of(program);
         let mut code = Code::declare(program, included)?;
         code.checks = checks;
         for index in (0..n).filter(|&i| included[i]) {
-            code.define(program, &facts, index, listing.as_deref_mut())?;
+            code.define(program, facts, index, listing.as_deref_mut())?;
         }
         let native_intrinsics = code.native_intrinsics;
         let unoptimized_functions = code.unoptimized_functions;
@@ -550,11 +668,12 @@ impl JitProgram {
             program: program.clone(),
             module: Some(module),
             functions,
-            facts: facts.lists,
-            depth_bounds: facts.depth_bounds,
+            facts: facts.lists.clone(),
+            depth_bounds: facts.depth_bounds.clone(),
             max_frame,
-            initial: facts.initial,
+            initial: facts.initial.clone(),
             stats,
+            on_demand: None,
         })
     }
 

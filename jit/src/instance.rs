@@ -79,7 +79,7 @@ fn bad_call(message: impl Into<String>) -> RuntimeError {
     }
 }
 
-impl Vm for JitInstance<'_> {
+impl<'j> Vm for JitInstance<'j> {
     fn backend(&self) -> Backend {
         Backend::Jit
     }
@@ -169,18 +169,22 @@ impl Vm for JitInstance<'_> {
         {
             return self.call_interpreted(func, args, host, output);
         }
+        let jit: &'j JitProgram = self.jit;
+        let Some(code) = jit.code_for(func) else {
+            return self.call_interpreted(func, args, host, output);
+        };
         let max_depth = self.limits.max_depth.max(1);
-        let frames = match self.jit.depth_bounds[func as usize] {
+        let frames = match jit.depth_bounds[func as usize] {
             Some(bound) => bound.min(max_depth),
             None => max_depth,
         };
-        let Some(bytes) = stack::need(u64::from(frames), self.jit.max_frame) else {
+        let Some(bytes) = stack::need(u64::from(frames), code.0.max_frame) else {
             return self.call_interpreted(func, args, host, output);
         };
         if stack::enough_here(bytes) {
-            return self.enter(func, args, max_depth, host, output);
+            return self.enter(code, func, args, max_depth, host, output);
         }
-        self.call_on_new_stack(bytes, func, args, max_depth, host, output)
+        self.call_on_new_stack(bytes, code, func, args, max_depth, host, output)
     }
 }
 
@@ -216,16 +220,20 @@ impl<'j> JitInstance<'j> {
     /// is too short, or on the interpreter when none can be had.
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn call_on_new_stack(
         &mut self,
         bytes: usize,
+        code: (&'j JitProgram, CompiledFn),
         func: u32,
         args: &[i32],
         max_depth: u32,
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
-        match stack::with_stack(bytes, || self.enter(func, args, max_depth, host, output)) {
+        match stack::with_stack(bytes, || {
+            self.enter(code, func, args, max_depth, host, output)
+        }) {
             Some(result) => result,
             None => self.call_interpreted(func, args, host, output),
         }
@@ -287,20 +295,18 @@ impl<'j> JitInstance<'j> {
         result.unwrap_or_else(|panic| resume_unwind(panic))
     }
 
-    /// Enters compiled code; the native stack has been arranged.
+    /// Enters compiled code `code` (the compilation holding `func` and its
+    /// code); the native stack has been arranged.
     #[inline(always)]
     fn enter(
         &mut self,
+        (jit, compiled): (&'j JitProgram, CompiledFn),
         func: u32,
         args: &[i32],
         max_depth: u32,
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
-        let jit = self.jit;
-        let Some(compiled) = jit.functions[func as usize] else {
-            return self.call_interpreted(func, args, host, output);
-        };
         self.ran_compiled = true;
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it

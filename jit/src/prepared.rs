@@ -68,6 +68,58 @@ impl Prepared {
         Ok(Prepared { inner })
     }
 
+    /// Prepares `program` for `backend` when the caller knows which
+    /// functions it will call: the JIT compiles the closure of `roots` now
+    /// and any other function the first time it is called
+    /// ([`JitProgram::compile_on_demand`]); the other backends are prepared
+    /// as by [`Prepared::new`]. Results, output, fuel and errors are the same
+    /// as with [`Prepared::new`]; only when the compile time is paid
+    /// differs.
+    ///
+    /// ```
+    /// use cvm::{asm, Backend, CollectOutput, NoHost, Program};
+    /// use jit::Prepared;
+    ///
+    /// let program = Program::new(asm::assemble("
+    /// .entry main
+    /// .func main params 0 lists 0 locals 0 stack 1 value
+    ///     push 7
+    ///     retv
+    /// .end
+    /// .func unused params 0 lists 0 locals 0 stack 1 value
+    ///     push 8
+    ///     retv
+    /// .end
+    /// ").unwrap()).unwrap();
+    /// let prepared = Prepared::for_entries(program, Backend::Jit, &[0]).unwrap();
+    /// assert_eq!(prepared.jit().unwrap().stats().functions, 1);
+    /// let mut vm = prepared.instance();
+    /// let seven = vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
+    /// assert_eq!(seven.value(), Some(7));
+    /// ```
+    pub fn for_entries(
+        program: Program,
+        backend: Backend,
+        roots: &[u32],
+    ) -> Result<Prepared, JitError> {
+        match backend {
+            Backend::Jit => Ok(Prepared {
+                inner: Inner::Jit(Box::new(JitProgram::compile_on_demand(&program, roots)?)),
+            }),
+            Backend::Interp | Backend::Auto => Prepared::new(program, backend),
+        }
+    }
+
+    /// The entry points a host that runs the module's entry and calls the
+    /// functions named in `hooks` uses, for [`Prepared::for_entries`]: the
+    /// entry (if the module has one) and each hook the module defines.
+    pub fn entry_points(program: &Program, hooks: &[&str]) -> Vec<u32> {
+        let module = program.module();
+        let mut roots: Vec<u32> = module.entry.into_iter().collect();
+        roots.extend(hooks.iter().filter_map(|h| module.function_index(h)));
+        roots
+    }
+
     /// Prepares `program` for the tiered backend ([`Backend::Auto`]) with
     /// thresholds of the caller's choice.
     pub fn tiered(program: Program, config: TierConfig) -> Prepared {

@@ -3,7 +3,8 @@
 //! halts) run on the interpreter and on the JIT under the same fuel and
 //! depth limits must give the same result or the same error (kind and
 //! code offset), the same output lines, the same fuel use and the same
-//! memory afterwards.
+//! memory afterwards; on the JIT both when the whole program is compiled
+//! at once and when functions are compiled on demand.
 
 use cvm::Vm;
 use cvm::{CollectOutput, Completion, Interpreter, Limits, NoHost, Program, RuntimeError};
@@ -46,6 +47,19 @@ fn on_interpreter(program: &Program, limits: Limits, runs: usize) -> Vec<Outcome
 
 fn on_jit(program: &Program, limits: Limits, runs: usize) -> Vec<Outcome> {
     let jit = JitProgram::compile(program).expect("verified programs compile");
+    on_compiled(&jit, limits, runs)
+}
+
+/// The JIT compiling on demand (`docs/jit.md`, "Compiling on demand"),
+/// its one root the module's last function (often not the entry, which is
+/// then compiled at its first call with everything it calls).
+fn on_jit_on_demand(program: &Program, limits: Limits, runs: usize) -> Vec<Outcome> {
+    let last = program.module().functions.len().saturating_sub(1) as u32;
+    let jit = JitProgram::compile_on_demand(program, &[last]).expect("verified programs compile");
+    on_compiled(&jit, limits, runs)
+}
+
+fn on_compiled(jit: &JitProgram, limits: Limits, runs: usize) -> Vec<Outcome> {
     let mut vm = jit.instance();
     vm.set_limits(limits);
     (0..runs)
@@ -76,6 +90,13 @@ fn check(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
     let want = on_interpreter(&program, limits, 2);
     let got = on_jit(&program, limits, 2);
     prop_assert_eq!(&got, &want, "program:\n{}", cvm::asm::disassemble(&module));
+    let got = on_jit_on_demand(&program, limits, 2);
+    prop_assert_eq!(
+        &got,
+        &want,
+        "compiled on demand, program:\n{}",
+        cvm::asm::disassemble(&module)
+    );
     Ok(())
 }
 

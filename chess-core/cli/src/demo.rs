@@ -151,7 +151,9 @@ pub fn run(fen: &str) -> Result<Demo, DemoError> {
     for backend in Backend::ALL {
         let copy = program.clone();
         let started = Instant::now();
-        let prepared = Prepared::new(copy, backend).map_err(|e| DemoError::Jit(e.to_string()))?;
+        let roots = Prepared::entry_points(&copy, &[]);
+        let prepared = Prepared::for_entries(copy, backend, &roots)
+            .map_err(|e| DemoError::Jit(e.to_string()))?;
         let mut vm = prepared.instance();
         let prepare = started.elapsed();
         let mut out = CollectOutput::default();

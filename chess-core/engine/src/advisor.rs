@@ -377,7 +377,11 @@ impl Advisor {
         let at = match self.prepared.iter().position(|p| p.backend() == backend) {
             Some(at) => at,
             None => {
-                let prepared = Prepared::new(self.program.clone(), backend)
+                // The JIT compiles what `main()` and the hook reach; the
+                // rest only if something calls it.
+                let mut roots: Vec<u32> = self.program.module().entry.into_iter().collect();
+                roots.extend(self.hook);
+                let prepared = Prepared::for_entries(self.program.clone(), backend, &roots)
                     .map_err(|e| AdviceError::Jit(e.to_string()))?;
                 self.prepared.push(prepared);
                 self.prepared.len() - 1

@@ -95,7 +95,8 @@ impl Experiment for BreakEven {
         let positions = crate::oracle_positions();
         let n = runs(ctx.config, p.entry);
         let jit_error = |e: jit::JitError| LabError::Program(format!("{}: {e}", p.name));
-        let (compile_ns, prepared) = cpu_ns(|| Prepared::new(program.clone(), Backend::Jit));
+        let (compile_ns, prepared) =
+            cpu_ns(|| Prepared::for_entries(program.clone(), Backend::Jit, &[func]));
         let prepared = prepared.map_err(jit_error)?;
         let stats = prepared
             .jit()

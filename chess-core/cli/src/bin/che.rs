@@ -439,7 +439,8 @@ fn execute(args: &RunArgs, output: &mut dyn Output) -> Result<AdviceTable, Faile
         ..Limits::default()
     };
     let mut host = AdviceHost::new(&position);
-    let prepared = Prepared::new(program, args.backend)
+    let roots = Prepared::entry_points(&program, &[]);
+    let prepared = Prepared::for_entries(program, args.backend, &roots)
         .map_err(|e| fail(format!("JIT compilation failed: {e}")))?;
     let mut vm = prepared.instance();
     vm.set_limits(limits);

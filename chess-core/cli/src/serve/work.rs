@@ -298,7 +298,8 @@ fn run_on(
         svg: None,
     };
     let started = Instant::now();
-    let prepared = match Prepared::new(program.clone(), backend) {
+    let roots = Prepared::entry_points(program, &[]);
+    let prepared = match Prepared::for_entries(program.clone(), backend, &roots) {
         Ok(p) => p,
         Err(e) => {
             run.error = Some(format!("JIT compilation failed: {e}"));

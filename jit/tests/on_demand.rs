@@ -1,0 +1,217 @@
+//! Compiling on demand (`docs/jit.md`, "Compiling on demand"): the closure
+//! of the roots is compiled at once, every other function at its first
+//! call (with what it calls), and results, output, fuel and errors are
+//! those of the interpreter either way.
+
+mod common;
+
+use common::program;
+use cvm::{Backend, CollectOutput, Completion, Interpreter, Limits, NoHost, Vm};
+use jit::{JitProgram, Prepared};
+
+/// `main` calls `helper`; `lonely` calls `leaf`; `leaf` is called by
+/// nobody else; `loop_sum` loops and writes.
+const SRC: &str = "
+.entry main
+.func main params 0 lists 0 locals 0 stack 2 value
+    push 20
+    call helper
+    push 1
+    add
+    retv
+.end
+.func helper params 1 lists 0 locals 0 stack 2 value
+    ldl 0
+    push 2
+    mul
+    retv
+.end
+.func lonely params 1 lists 0 locals 0 stack 2 value
+    ldl 0
+    call leaf
+    push 100
+    add
+    retv
+.end
+.func leaf params 1 lists 0 locals 0 stack 2 value
+    ldl 0
+    push 3
+    sub
+    retv
+.end
+.func loop_sum params 1 lists 0 locals 1 stack 2 value
+    push 0
+    stl 1
+L_top:
+    ldl 1
+    ldl 0
+    add
+    stl 1
+    ldl 0
+    push 1
+    sub
+    stl 0
+    ldl 0
+    push 0
+    jgt L_top
+    ldl 1
+    dup
+    write
+    retv
+.end
+";
+
+/// The interpreter's answer to calling `name` with `args`.
+fn interpreted(p: &cvm::Program, name: &str, args: &[i32], fuel: u64) -> (Completion, u64) {
+    let mut vm = Interpreter::new(p);
+    vm.set_limits(Limits {
+        fuel: Some(fuel),
+        ..Limits::default()
+    });
+    let r = vm
+        .call_by_name(name, args, &mut NoHost, &mut CollectOutput::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (r, vm.fuel_used())
+}
+
+#[test]
+fn only_the_roots_closure_is_compiled_at_first() {
+    let p = program(SRC);
+    let jit = JitProgram::compile_on_demand(&p, &[0]).expect("compiles");
+    let compiled: Vec<bool> = (0..5).map(|f| jit.has_function(f)).collect();
+    assert_eq!(compiled, [true, true, false, false, false]);
+    assert_eq!(jit.stats().functions, 2);
+    assert!(jit.later_compilations().is_empty());
+    // The eager compilation compiles all five.
+    assert_eq!(
+        JitProgram::compile(&p).expect("compiles").stats().functions,
+        5
+    );
+}
+
+#[test]
+fn other_functions_compile_at_their_first_call_and_agree() {
+    let p = program(SRC);
+    let jit = JitProgram::compile_on_demand(&p, &[0]).expect("compiles");
+    let mut vm = jit.instance();
+    vm.set_limits(Limits {
+        fuel: Some(10_000),
+        ..Limits::default()
+    });
+    let call = |vm: &mut jit::JitInstance<'_>, name: &str, args: &[i32]| {
+        let r = vm
+            .call_by_name(name, args, &mut NoHost, &mut CollectOutput::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(vm.ran_compiled(), "{name} ran on the interpreter");
+        (r, vm.fuel_used())
+    };
+    assert_eq!(
+        call(&mut vm, "main", &[]),
+        interpreted(&p, "main", &[], 10_000)
+    );
+    assert!(
+        jit.later_compilations().is_empty(),
+        "main was compiled already"
+    );
+
+    assert_eq!(
+        call(&mut vm, "lonely", &[5]),
+        interpreted(&p, "lonely", &[5], 10_000)
+    );
+    let later = jit.later_compilations();
+    assert_eq!(later.len(), 1);
+    assert_eq!(later[0].functions, 2, "lonely and leaf: {:?}", later[0]);
+
+    // A second call reuses the code; `leaf` alone is its own closure.
+    assert_eq!(
+        call(&mut vm, "lonely", &[9]),
+        interpreted(&p, "lonely", &[9], 10_000)
+    );
+    assert_eq!(jit.later_compilations().len(), 1);
+    assert_eq!(
+        call(&mut vm, "leaf", &[9]),
+        interpreted(&p, "leaf", &[9], 10_000)
+    );
+    assert_eq!(jit.later_compilations().len(), 2);
+
+    // A loop compiled on demand, with output, and a run out of fuel.
+    let mut out = CollectOutput::default();
+    let r = vm.call_by_name("loop_sum", &[10], &mut NoHost, &mut out);
+    assert_eq!(
+        r.map_err(|e| e.to_string()),
+        Ok(Completion::Returned(Some(55)))
+    );
+    assert_eq!(out.lines.len(), 1);
+    vm.set_limits(Limits {
+        fuel: Some(3),
+        ..Limits::default()
+    });
+    let mut interp = Interpreter::new(&p);
+    interp.set_limits(Limits {
+        fuel: Some(3),
+        ..Limits::default()
+    });
+    let want = interp
+        .call_by_name(
+            "loop_sum",
+            &[1000],
+            &mut NoHost,
+            &mut CollectOutput::default(),
+        )
+        .map_err(|e| (e.kind.to_string(), e.offset));
+    let got = vm
+        .call_by_name(
+            "loop_sum",
+            &[1000],
+            &mut NoHost,
+            &mut CollectOutput::default(),
+        )
+        .map_err(|e| (e.kind.to_string(), e.offset));
+    assert!(want.is_err());
+    assert_eq!(got, want);
+    assert_eq!(vm.fuel_used(), interp.fuel_used());
+}
+
+#[test]
+fn no_roots_compiles_everything_on_demand() {
+    let p = program(SRC);
+    let jit = JitProgram::compile_on_demand(&p, &[]).expect("compiles");
+    assert_eq!(jit.stats().functions, 0);
+    // Two instances share what either compiled.
+    let mut a = jit.instance();
+    let mut b = jit.instance();
+    let ra = a
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    let rb = b
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    assert_eq!(ra, Completion::Returned(Some(41)));
+    assert_eq!(ra, rb);
+    assert!(a.ran_compiled() && b.ran_compiled());
+    assert_eq!(jit.later_compilations().len(), 1);
+}
+
+#[test]
+fn prepared_for_entries_runs_like_the_other_backends() {
+    let p = program(SRC);
+    let roots = Prepared::entry_points(&p, &["leaf", "no_such_hook"]);
+    assert_eq!(roots, [0, 3]);
+    for backend in Backend::ALL {
+        let prepared = Prepared::for_entries(p.clone(), backend, &roots).expect("prepares");
+        assert_eq!(prepared.backend(), backend);
+        let mut vm = prepared.instance();
+        let r = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(r, Completion::Returned(Some(41)), "{backend}");
+        let r = vm
+            .call_by_name("lonely", &[1], &mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(r, Completion::Returned(Some(98)), "{backend}");
+        if let Some(jit) = prepared.jit() {
+            assert_eq!(jit.stats().functions, 3, "main, helper and leaf");
+            assert_eq!(jit.later_compilations().len(), 1, "lonely");
+        }
+    }
+}
