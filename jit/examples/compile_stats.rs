@@ -9,7 +9,7 @@
 //! taken as written unless `--opt-asm` is given (the JIT bench optimizes
 //! them).
 //!
-//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] FILE...`
+//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] [--threads=N] FILE...`
 //!
 //! `--reachable` compiles only what the entry and `Evaluate()` (the
 //! engine's node hook) reach, as the engine does; `--entry` only what the
@@ -17,7 +17,8 @@
 //! `JitProgram::compile_on_demand`), not every function. `--noopt` skips the optimizer; `--cvm` prints the CVM listing the JIT
 //! compiles, `--listing` Cranelift's listing of every function after the
 //! table, `--objdump` the final machine code disassembled by `objdump`
-//! (when installed).
+//! (when installed). `--threads=N` compiles on at most N threads
+//! (`jit::set_compile_threads`; the default 0 lets the JIT decide).
 
 mod common;
 
@@ -64,6 +65,15 @@ fn main() {
     let want_objdump = args.iter().any(|a| a == "--objdump");
     let reachable = args.iter().any(|a| a == "--reachable");
     let entry_only = args.iter().any(|a| a == "--entry");
+    if let Some(n) = args.iter().find_map(|a| a.strip_prefix("--threads=")) {
+        match n.parse() {
+            Ok(n) => jit::set_compile_threads(n),
+            Err(_) => {
+                eprintln!("--threads=N wants a number, not {n:?}");
+                std::process::exit(2);
+            }
+        }
+    }
     let mut listings = String::new();
     println!("| program | functions | unoptimized functions | CVM instructions | native intrinsics | spliced calls | spliced instructions | code bytes | first compile | compile time | us / instruction |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");

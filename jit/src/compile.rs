@@ -16,18 +16,18 @@ use crate::analysis::{
     call_graph, constant_elements, depth_bounds, list_facts, recursive, ListFacts,
 };
 use crate::context::offsets;
+use crate::define::Shared;
 use crate::error::JitError;
 use crate::instance::JitInstance;
-use crate::lower::{cvm_signature, Env, Lower, PTR};
+use crate::lower::{cvm_signature, PTR};
 use crate::shims;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::{Memory, Program};
-use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -271,7 +271,7 @@ pub struct Unchecked {
 /// Bytes a frame needs beyond what Cranelift reports below the frame
 /// pointer: the return address and the saved frame pointer, plus slack for
 /// alignment.
-const FRAME_SETUP: u64 = 16 + 32;
+pub(crate) const FRAME_SETUP: u64 = 16 + 32;
 
 fn settings_error(e: impl std::fmt::Display) -> JitError {
     JitError::Settings(e.to_string())
@@ -293,7 +293,7 @@ fn host_isa() -> Result<OwnedTargetIsa, JitError> {
 /// The same instruction set without Cranelift's optimizer (`opt_level =
 /// none`), for straight-line functions (`docs/jit.md`, "Two optimization
 /// levels").
-fn plain_isa() -> Result<OwnedTargetIsa, JitError> {
+pub(crate) fn plain_isa() -> Result<OwnedTargetIsa, JitError> {
     static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
     ISA.get_or_init(|| new_isa("none")).clone()
 }
@@ -391,12 +391,12 @@ fn trampolines(arities: &BTreeSet<u32>) -> Result<HashMap<u32, *const u8>, JitEr
 }
 
 /// Function ids of the shims.
-struct ShimIds {
-    intrinsic: FuncId,
-    write: FuncId,
-    textout: FuncId,
-    pattern: FuncId,
-    pattern_mask: FuncId,
+pub(crate) struct ShimIds {
+    pub intrinsic: FuncId,
+    pub write: FuncId,
+    pub textout: FuncId,
+    pub pattern: FuncId,
+    pub pattern_mask: FuncId,
 }
 
 fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
@@ -622,7 +622,7 @@ impl JitProgram {
     fn build_from(
         program: &Program,
         facts: &Facts,
-        mut listing: Option<&mut Vec<FunctionListing>>,
+        listing: Option<&mut Vec<FunctionListing>>,
         included: Option<&[bool]>,
         checks: Checks,
         started: Instant,
@@ -632,9 +632,8 @@ impl JitProgram {
         let included = included.unwrap_or(&all);
         let mut code = Code::declare(program, included)?;
         code.checks = checks;
-        for index in (0..n).filter(|&i| included[i]) {
-            code.define(program, facts, index, listing.as_deref_mut())?;
-        }
+        let order: Vec<usize> = (0..n).filter(|&i| included[i]).collect();
+        code.define_all(program, facts, &order, listing)?;
         let native_intrinsics = code.native_intrinsics;
         let unoptimized_functions = code.unoptimized_functions;
         let max_frame = code.frames.iter().copied().max().unwrap_or(FRAME_SETUP);
@@ -695,19 +694,19 @@ impl JitProgram {
 }
 
 /// What the analysis learned about the program (phase 1: no Cranelift).
-struct Facts {
-    lists: ListFacts,
+pub(crate) struct Facts {
+    pub lists: ListFacts,
     /// The distinct elements of each constant list.
-    constant_elements: Vec<Option<Vec<i32>>>,
-    depth_bounds: Vec<Option<u32>>,
+    pub constant_elements: Vec<Option<Vec<i32>>>,
+    pub depth_bounds: Vec<Option<u32>>,
     /// A fresh instance memory: the template new instances copy and the
     /// layout compiled code is specialised for.
-    initial: Memory,
+    pub initial: Memory,
     /// The counted loops of each function.
-    loops: Vec<Vec<CountedLoop>>,
-    splices: Splices,
+    pub loops: Vec<Vec<CountedLoop>>,
+    pub splices: Splices,
     /// Which functions are recursive ([`recursive`]).
-    recursive: Vec<bool>,
+    pub recursive: Vec<bool>,
 }
 
 impl Facts {
@@ -743,8 +742,6 @@ impl Facts {
 /// analysis share.
 struct Code {
     module: JITModule,
-    ctx: cranelift_codegen::Context,
-    fctx: FunctionBuilderContext,
     shims: ShimIds,
     /// The Cranelift function of each CVM function (`None`: not compiled).
     ids: Vec<Option<FuncId>>,
@@ -777,8 +774,6 @@ impl Code {
             ids.push(Some(id));
         }
         Ok(Code {
-            ctx: module.make_context(),
-            fctx: FunctionBuilderContext::new(),
             module,
             shims,
             frames: Vec::with_capacity(ids.len()),
@@ -790,112 +785,54 @@ impl Code {
         })
     }
 
-    /// Phase 3: lowers CVM function `index` (with the bodies spliced into
-    /// it) to Cranelift IR and compiles it.
-    fn define(
+    /// Phase 3: lowers and compiles the functions `order` names (on
+    /// several threads when that pays, see [`crate::define`]) and places
+    /// their code in the module, in function order. The first failure, in
+    /// that order, is the error.
+    fn define_all(
         &mut self,
         program: &Program,
         facts: &Facts,
-        index: usize,
+        order: &[usize],
         listing: Option<&mut Vec<FunctionListing>>,
     ) -> Result<(), JitError> {
-        let cvm_module = program.module();
-        let f = &cvm_module.functions[index];
-        let info = &program.function_infos()[index];
-        let fail = |message: String| JitError::Function {
-            function: index as u32,
-            name: f.name.clone(),
-            message,
-        };
-        let missing = |c: u32| fail(format!("callee {c} is not part of the compilation"));
-        let own = self.ids[index].ok_or_else(|| missing(index as u32))?;
-        let ctx = &mut self.ctx;
-        let module = &mut self.module;
-        ctx.func.signature = cvm_signature(module.make_signature(), f.arity());
-        ctx.func.name = UserFuncName::user(0, own.as_u32());
-        let callees: HashMap<u32, _> = facts
-            .splices
-            .native_callees(program, index)
-            .into_iter()
-            .map(|c| {
-                let id = self.ids[c as usize].ok_or_else(|| missing(c))?;
-                Ok((c, module.declare_func_in_func(id, &mut ctx.func)))
-            })
-            .collect::<Result<_, JitError>>()?;
-        let mut shim = |id| module.declare_func_in_func(id, &mut ctx.func);
-        let env = Env {
-            module: cvm_module,
-            initial: &facts.initial,
-            constant_elements: &facts.constant_elements,
-            infos: program.function_infos(),
-            native_intrinsics: Cell::new(0),
-            callees,
-            intrinsic: shim(self.shims.intrinsic),
-            write: shim(self.shims.write),
-            textout: shim(self.shims.textout),
-            pattern: shim(self.shims.pattern),
-            pattern_mask: shim(self.shims.pattern_mask),
-            loops: &facts.loops,
-            splices: &facts.splices,
+        let shared = Shared {
+            program,
+            facts,
+            decls: self.module.declarations(),
+            call_conv: self.module.isa().default_call_conv(),
+            isa: host_isa()?,
+            shims: &self.shims,
+            ids: &self.ids,
             checks: self.checks,
+            listing: listing.is_some(),
         };
-        let builder = FunctionBuilder::new(&mut ctx.func, &mut self.fctx);
-        let builder = Lower::new(builder, &env, index as u32, f, info).run();
-        self.native_intrinsics += env.native_intrinsics.get();
-        builder.finalize(module.target_config());
-        ctx.set_disasm(listing.is_some());
-        if facts
-            .splices
-            .straight_line(program, index, &facts.recursive)
-        {
-            // Straight-line code runs each instruction at most once per
-            // call: Cranelift's optimizer would cost more compile time than
-            // it can save (`docs/jit.md`, "Two optimization levels"). The
-            // module's own `define_function` compiles with the module's
-            // ISA, so this compiles here and hands over the bytes and
-            // relocations, as it would (it also records the code range for
-            // wasmtime's unwinder, which this JIT does not use).
-            let isa = plain_isa()?;
-            ctx.compile(&*isa, &mut Default::default())
-                .map_err(|e| fail(format!("{:?}", e.inner)))?;
-            let code = ctx
-                .compiled_code()
-                .ok_or_else(|| fail("no code produced".into()))?;
-            let alignment = u64::from(code.buffer.alignment);
-            let relocs: Vec<ModuleReloc> = code
-                .buffer
-                .relocs()
-                .iter()
-                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, own))
-                .collect();
-            module
-                .define_function_bytes(own, alignment, code.code_buffer(), &relocs)
-                .map_err(|e| fail(format!("{e:?}")))?;
-            self.unoptimized_functions += 1;
-        } else {
-            module
-                .define_function(own, ctx)
-                .map_err(|e| fail(format!("{e:?}")))?;
+        let results = shared.compile_all(order);
+        let mut listings = Vec::new();
+        for (result, &index) in results.into_iter().zip(order) {
+            let compiled = result?;
+            let name = &program.module().functions[index].name;
+            self.module
+                .define_function_bytes(
+                    compiled.own,
+                    compiled.alignment,
+                    &compiled.bytes,
+                    &compiled.relocs,
+                )
+                .map_err(|e| JitError::Function {
+                    function: index as u32,
+                    name: name.clone(),
+                    message: format!("{e:?}"),
+                })?;
+            self.code_bytes += compiled.bytes.len();
+            self.native_intrinsics += compiled.native_intrinsics;
+            self.unoptimized_functions += usize::from(compiled.unoptimized);
+            self.frames.push(compiled.frame);
+            listings.extend(compiled.listing);
         }
-        let compiled = ctx
-            .compiled_code()
-            .ok_or_else(|| fail("no code produced".into()))?;
-        self.code_bytes += compiled.code_buffer().len();
         if let Some(out) = listing {
-            out.push(FunctionListing {
-                name: f.name.clone(),
-                vcode: compiled.vcode.clone().unwrap_or_default(),
-                bytes: compiled.code_buffer().to_vec(),
-            });
+            out.extend(listings);
         }
-        let frame = match compiled.buffer.frame_layout() {
-            Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
-            // Without Cranelift's figure, assume every slot and stack
-            // entry spilled twice over, plus a page.
-            None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
-        };
-        self.frames.push(frame);
-        module.clear_context(ctx);
         Ok(())
     }
 

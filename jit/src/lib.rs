@@ -40,6 +40,7 @@
 mod analysis;
 pub mod compile;
 mod context;
+pub mod define;
 mod error;
 pub mod instance;
 mod lower;
@@ -53,6 +54,7 @@ pub mod tiered;
 pub use compile::Unchecked;
 pub use compile::{bounds, CompileStats, JitProgram};
 pub use cvm;
+pub use define::set_compile_threads;
 pub use error::JitError;
 pub use instance::{JitInstance, LoopEntries};
 pub use prepared::Prepared;

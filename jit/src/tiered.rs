@@ -380,6 +380,9 @@ impl TieredProgram {
             let spawned = std::thread::Builder::new()
                 .name("cvm-tier-compiler".into())
                 .spawn(move || {
+                    // The interpreter keeps running beside this thread:
+                    // leave it a core.
+                    crate::define::leave_a_core();
                     for func in jobs {
                         if let Some(jit) = common.closure(func) {
                             table.install(jit);
