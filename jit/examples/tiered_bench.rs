@@ -71,11 +71,16 @@ fn main() {
             let mut best = [Duration::MAX; 3];
             let mut failed = None;
             let mut native = 0;
-            for _ in 0..rounds {
-                for (slot, backend) in best.iter_mut().zip(Backend::ALL) {
+            for round in 0..rounds {
+                // Each round starts with another backend, so that none
+                // always runs after the JIT's compilation has filled the
+                // caches with its own data.
+                for k in 0..Backend::ALL.len() {
+                    let slot = (k + round as usize) % Backend::ALL.len();
+                    let backend = Backend::ALL[slot];
                     match measure(&program, backend, calls) {
                         Ok((d, n)) => {
-                            *slot = (*slot).min(d);
+                            best[slot] = best[slot].min(d);
                             if backend == Backend::Auto {
                                 native = n;
                             }

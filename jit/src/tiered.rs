@@ -30,7 +30,7 @@ use cvm::{
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 /// When the tiered backend compiles a function.
@@ -152,8 +152,10 @@ impl Table {
 /// relies on, and every closure compiled so far.
 struct Common {
     program: Program,
-    facts: ListFacts,
-    initial: Memory,
+    /// What native code relies on ([`Common::native_facts`]), made when
+    /// native code first runs: a program that never gets hot does not
+    /// pay for it.
+    native_facts: OnceLock<(ListFacts, Memory)>,
     /// The compilation of each function's closure
     /// ([`JitProgram::compile_closure`] of that one root), made once and
     /// installed in every table that asks for it; `None` when the closure
@@ -164,6 +166,18 @@ struct Common {
 }
 
 impl Common {
+    /// The facts compiled code relies on (which lists it folds) and the
+    /// module's initial memory, which an instance's memory must match in
+    /// layout before native code runs on it.
+    fn native_facts(&self) -> &(ListFacts, Memory) {
+        self.native_facts.get_or_init(|| {
+            (
+                list_facts(&self.program),
+                Memory::new(self.program.module()),
+            )
+        })
+    }
+
     /// The compiled closure of `func`: compiled now, or taken from an
     /// earlier compilation (compilation is a function of the program and
     /// the root alone, so the code is the same either way).
@@ -244,11 +258,12 @@ impl Drop for TieredProgram {
 }
 
 impl TieredProgram {
-    /// Prepares `program`; nothing is compiled yet.
+    /// Prepares `program`; nothing is compiled or analysed yet (the
+    /// analysis native code needs is made when a function first gets
+    /// hot).
     pub fn new(program: Program, config: TierConfig) -> TieredProgram {
         let common = Common {
-            facts: list_facts(&program),
-            initial: Memory::new(program.module()),
+            native_facts: OnceLock::new(),
             program,
             closures: Mutex::new(HashMap::new()),
             compilations: AtomicU64::new(0),
@@ -526,6 +541,9 @@ fn run_native(
 struct Dispatch<'a> {
     tier: &'a TieredProgram,
     state: &'a mut State,
+    /// Whether calls may go to native code in this run (else the hook only
+    /// counts them).
+    native_ok: bool,
     /// Whether any call went to native code.
     ran_native: bool,
 }
@@ -533,6 +551,9 @@ struct Dispatch<'a> {
 impl CallHook for Dispatch<'_> {
     fn call(&mut self, site: CallSite<'_>) -> Option<Handled> {
         self.state.note_call(self.tier, site.func);
+        if !self.native_ok {
+            return None;
+        }
         let native = self.state.native.get(site.func as usize)?.as_ref()?;
         let handled = run_native(
             native,
@@ -581,13 +602,13 @@ impl TieredInstance<'_> {
     /// folds into constants hold their initial values and stay that way
     /// (the rules of `JitInstance`, `docs/jit.md`, "Fallbacks").
     fn native_allowed(&mut self, func: u32, args: &[i32]) -> bool {
-        let init = &self.tier.common.initial;
+        let (facts, init) = self.tier.common.native_facts();
         let memory = self.interp.memory();
         if self.memory_touched && !layout_matches(memory, init) {
             return false;
         }
         constants_intact(
-            &self.tier.common.facts,
+            facts,
             init,
             self.tier.common.program.module(),
             memory,
@@ -658,7 +679,28 @@ impl Vm for TieredInstance<'_> {
         let module = tier.common.program.module();
         check_call_args(module, func, args)?;
         self.state.note_call(tier, func);
-        let result = if !self.native_allowed(func, args) {
+        // Before any code has arrived (and unless a compilation may finish
+        // inside this call and run at once), the call only counts: native
+        // code will not run, so what it would need (the list facts, the
+        // memory check) is not made yet.
+        let may_switch = self.state.generation != 0
+            || tier.config.switch_at.is_some()
+            || !tier.config.background;
+        let result = if !may_switch {
+            // Interpreted, counting calls; it may write a folded list.
+            self.memory_touched = true;
+            let mut hook = Dispatch {
+                tier,
+                state: &mut self.state,
+                native_ok: false,
+                ran_native: false,
+            };
+            let result = self
+                .interp
+                .call_dispatched(func, args, host, output, &mut hook);
+            self.fuel_used = self.interp.fuel_used();
+            result
+        } else if !self.native_allowed(func, args) {
             // The interpreter alone: it may write a folded list.
             self.memory_touched = true;
             let result = self.interp.call(func, args, host, output);
@@ -698,6 +740,7 @@ impl Vm for TieredInstance<'_> {
                     let mut hook = Dispatch {
                         tier,
                         state: &mut self.state,
+                        native_ok: true,
                         ran_native: false,
                     };
                     let result = self
