@@ -5,12 +5,15 @@
 //! at every node), on interp, jit and auto (default thresholds, background
 //! compilation), best of `--rounds` (default 5) interleaved rounds.
 //!
-//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] FILE...`
+//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] FILE...`
+//!
+//! `--call-threshold` and `--fuel-threshold` replace the auto backend's
+//! default thresholds (`jit::TierConfig::DEFAULT`), for choosing them.
 
 mod common;
 
 use cvm::{Backend, NoHost, NullOutput};
-use jit::Prepared;
+use jit::{Prepared, TierConfig};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,9 +24,14 @@ fn measure(
     program: &cvm::Program,
     backend: Backend,
     calls: u32,
+    tiers: TierConfig,
 ) -> Result<(Duration, u32), String> {
     let started = Instant::now();
-    let prepared = Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?;
+    let prepared = if backend == Backend::Auto {
+        Prepared::tiered(program.clone(), tiers)
+    } else {
+        Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?
+    };
     let mut vm = prepared.instance();
     let mut native = 0;
     for _ in 0..calls {
@@ -38,6 +46,16 @@ fn measure(
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let option = |name: &str| -> Option<u32> {
+        let i = args.iter().position(|a| a == name)?;
+        match args.get(i + 1).map(|v| v.parse()) {
+            Some(Ok(n)) => Some(n),
+            _ => {
+                eprintln!("{name} wants a number");
+                std::process::exit(2);
+            }
+        }
+    };
     let rounds = args
         .iter()
         .position(|a| a == "--rounds")
@@ -50,6 +68,13 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .map(|c| c.split(',').filter_map(|n| n.parse().ok()).collect())
         .unwrap_or_else(|| vec![1, 100, 10_000]);
+    let mut tiers = TierConfig::DEFAULT;
+    if let Some(n) = option("--call-threshold") {
+        tiers.call_threshold = n;
+    }
+    if let Some(n) = option("--fuel-threshold") {
+        tiers.fuel_threshold = u64::from(n);
+    }
     let files: Vec<&String> = args
         .iter()
         .enumerate()
@@ -78,7 +103,7 @@ fn main() {
                 for k in 0..Backend::ALL.len() {
                     let slot = (k + round as usize) % Backend::ALL.len();
                     let backend = Backend::ALL[slot];
-                    match measure(&program, backend, calls) {
+                    match measure(&program, backend, calls, tiers) {
                         Ok((d, n)) => {
                             best[slot] = best[slot].min(d);
                             if backend == Backend::Auto {

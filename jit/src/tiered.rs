@@ -356,6 +356,8 @@ impl TieredProgram {
                 native: vec![None; n],
                 generation: 0,
                 events: 0,
+                outer: 0,
+                weight: 1,
             },
             memory_touched: false,
             ran_compiled: false,
@@ -424,12 +426,28 @@ struct State {
     generation: u64,
     /// Calls of this instance so far (for [`TierConfig::switch_at`]).
     events: u64,
+    /// The embedder's calls of this instance so far.
+    outer: u64,
+    /// What each call the hook sees counts for: [`SAMPLE_EVERY`] in a
+    /// sampled run, else 1.
+    weight: u32,
 }
+
+/// Before any native code exists, one embedder's call in this many runs
+/// with the call-dispatch hook, whose calls then count this many times
+/// each; the others run on the plain interpreter (the embedder's call
+/// itself is always counted). Counting every call costs the interpreter
+/// a sixth of the time of a short run such as the bundled program's
+/// `main()`; thresholds need no exact count (`docs/jit.md`, "The tiered
+/// backend"). The first call is always sampled, so a long first run can
+/// still switch in the middle. Not with [`TierConfig::switch_at`] or
+/// without background compilation, which count every call.
+pub const SAMPLE_EVERY: u32 = 8;
 
 impl State {
     /// Counts a call of `func`, asks for compilation when it is hot (or at
     /// the forced switch point), and picks up code compiled since.
-    fn note_call(&mut self, tier: &TieredProgram, func: u32) {
+    fn note_call(&mut self, tier: &TieredProgram, func: u32, weight: u32) {
         let event = self.events;
         self.events += 1;
         match tier.config.switch_at {
@@ -440,7 +458,7 @@ impl State {
             }
             None => {
                 if let Some(c) = tier.table.calls.get(func as usize) {
-                    let n = c.load(Ordering::Relaxed).saturating_add(1);
+                    let n = c.load(Ordering::Relaxed).saturating_add(weight);
                     c.store(n, Ordering::Relaxed);
                     if n > tier.config.call_threshold {
                         tier.request(func, false);
@@ -541,20 +559,40 @@ fn run_native(
 struct Dispatch<'a> {
     tier: &'a TieredProgram,
     state: &'a mut State,
-    /// Whether calls may go to native code in this run (else the hook only
-    /// counts them).
-    native_ok: bool,
+    /// The embedder's call this run serves: what decides whether native
+    /// code may run in it ([`native_allowed`]).
+    outer: (u32, &'a [i32]),
+    /// The instance's `memory_touched`.
+    touched: &'a mut bool,
+    /// Whether native code may run in this run: decided when native code
+    /// is first found for a call (`None` until then), so that a run that
+    /// finds none never pays for the check or the facts it needs.
+    allowed: Option<bool>,
     /// Whether any call went to native code.
     ran_native: bool,
 }
 
 impl CallHook for Dispatch<'_> {
     fn call(&mut self, site: CallSite<'_>) -> Option<Handled> {
-        self.state.note_call(self.tier, site.func);
-        if !self.native_ok {
+        self.state
+            .note_call(self.tier, site.func, self.state.weight);
+        let native = self.state.native.get(site.func as usize)?.as_ref()?;
+        // The decision depends on the embedder's call and on memory as the
+        // embedder left it, which interpreted code cannot change in a way
+        // that matters (it never writes a list compiled code folds, except
+        // through a list the embedder passed, which the check looks at): it
+        // is the same now as at the start of the run.
+        let allowed = match self.allowed {
+            Some(a) => a,
+            None => {
+                let a = native_allowed(self.tier, site.memory, self.touched, self.outer);
+                self.allowed = Some(a);
+                a
+            }
+        };
+        if !allowed {
             return None;
         }
-        let native = self.state.native.get(site.func as usize)?.as_ref()?;
         let handled = run_native(
             native,
             site.func,
@@ -596,26 +634,28 @@ impl std::fmt::Debug for TieredInstance<'_> {
     }
 }
 
-impl TieredInstance<'_> {
-    /// Whether native code may run a call with `args` on the current
-    /// memory: the layout is the module's and the lists compiled code
-    /// folds into constants hold their initial values and stay that way
-    /// (the rules of `JitInstance`, `docs/jit.md`, "Fallbacks").
-    fn native_allowed(&mut self, func: u32, args: &[i32]) -> bool {
-        let (facts, init) = self.tier.common.native_facts();
-        let memory = self.interp.memory();
-        if self.memory_touched && !layout_matches(memory, init) {
-            return false;
-        }
-        constants_intact(
-            facts,
-            init,
-            self.tier.common.program.module(),
-            memory,
-            &mut self.memory_touched,
-            (func, args),
-        )
+/// Whether native code may run the embedder's call `(func, args)` on
+/// `memory`: the layout is the module's and the lists compiled code folds
+/// into constants hold their initial values and stay that way (the rules
+/// of `JitInstance`, `docs/jit.md`, "Fallbacks").
+fn native_allowed(
+    tier: &TieredProgram,
+    memory: &Memory,
+    touched: &mut bool,
+    (func, args): (u32, &[i32]),
+) -> bool {
+    let (facts, init) = tier.common.native_facts();
+    if *touched && !layout_matches(memory, init) {
+        return false;
     }
+    constants_intact(
+        facts,
+        init,
+        tier.common.program.module(),
+        memory,
+        touched,
+        (func, args),
+    )
 }
 
 impl Vm for TieredInstance<'_> {
@@ -678,29 +718,59 @@ impl Vm for TieredInstance<'_> {
         let tier = self.tier;
         let module = tier.common.program.module();
         check_call_args(module, func, args)?;
-        self.state.note_call(tier, func);
-        // Before any code has arrived (and unless a compilation may finish
-        // inside this call and run at once), the call only counts: native
-        // code will not run, so what it would need (the list facts, the
-        // memory check) is not made yet.
-        let may_switch = self.state.generation != 0
-            || tier.config.switch_at.is_some()
-            || !tier.config.background;
-        let result = if !may_switch {
-            // Interpreted, counting calls; it may write a folded list.
-            self.memory_touched = true;
+        self.state.note_call(tier, func, 1);
+        let sampling =
+            self.state.generation == 0 && tier.config.background && tier.config.switch_at.is_none();
+        let sampled = !sampling || self.state.outer % u64::from(SAMPLE_EVERY) == 0;
+        self.state.outer += 1;
+        self.state.weight = if sampling { SAMPLE_EVERY } else { 1 };
+        let has_native = self
+            .state
+            .native
+            .get(func as usize)
+            .is_some_and(|n| n.is_some());
+        let result = if !sampled {
+            // Nothing compiled yet and not a sampled run: the plain
+            // interpreter. It may write a folded list through a list the
+            // embedder passed.
+            if args.len() > module.functions[func as usize].value_params as usize {
+                self.memory_touched = true;
+            }
+            let result = self.interp.call(func, args, host, output);
+            self.fuel_used = self.interp.fuel_used();
+            result
+        } else if !has_native {
+            // Interpreted, with the hook: it counts the calls and hands a
+            // callee with native code to it, once the check (made then,
+            // see `Dispatch::allowed`) allows.
             let mut hook = Dispatch {
                 tier,
                 state: &mut self.state,
-                native_ok: false,
+                outer: (func, args),
+                touched: &mut self.memory_touched,
+                allowed: None,
                 ran_native: false,
             };
             let result = self
                 .interp
                 .call_dispatched(func, args, host, output, &mut hook);
+            self.ran_compiled = hook.ran_native;
+            let value_params = module.functions[func as usize].value_params as usize;
+            if hook.allowed.is_none() && args.len() > value_params {
+                // Not checked: the run may have written a folded list
+                // through a list the embedder passed, so the next check
+                // looks at the lists. (A check that was made marked it
+                // already where needed.)
+                self.memory_touched = true;
+            }
             self.fuel_used = self.interp.fuel_used();
             result
-        } else if !self.native_allowed(func, args) {
+        } else if !native_allowed(
+            tier,
+            self.interp.memory(),
+            &mut self.memory_touched,
+            (func, args),
+        ) {
             // The interpreter alone: it may write a folded list.
             self.memory_touched = true;
             let result = self.interp.call(func, args, host, output);
@@ -737,10 +807,13 @@ impl Vm for TieredInstance<'_> {
                     result
                 }
                 None => {
+                    // The check was made above and allowed native code.
                     let mut hook = Dispatch {
                         tier,
                         state: &mut self.state,
-                        native_ok: true,
+                        outer: (func, args),
+                        touched: &mut self.memory_touched,
+                        allowed: Some(true),
                         ran_native: false,
                     };
                     let result = self

@@ -183,6 +183,50 @@ fn a_changed_folded_list_sends_calls_back_to_the_interpreter() {
 }
 
 #[test]
+fn a_changed_folded_list_keeps_an_interpreted_caller_off_native_callees() {
+    // As above, but the folded list is read by `f`, which gets native code
+    // while `main`, the embedder's call, stays interpreted: the check is
+    // then made by the call-dispatch hook when it first finds native code.
+    let p = program(
+        "
+.entry main
+.list sq 1 = 28
+.func main params 0 lists 0 locals 0 stack 1 value
+    call f
+    retv
+.end
+.func f params 0 lists 0 locals 0 stack 2 value
+    push 512
+    lref sq
+    intr PcOnSqrs
+    retv
+.end
+",
+    );
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
+                                  // Call 0 is the embedder's `main`, call 1 its `call f`.
+    let tiered = TieredProgram::new(p, TierConfig::switch_at(1));
+    let mut vm = tiered.instance();
+    let run = |vm: &mut jit::TieredInstance<'_>| {
+        vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
+    };
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
+    assert!(vm.ran_compiled(), "f did not switch");
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
+    assert!(vm.ran_compiled(), "f's native code was not used again");
+    vm.memory_mut().list_mut(0)[0] = 12; // the list now names e2
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(1))));
+    assert!(!vm.ran_compiled(), "native code used a stale folded list");
+    vm.memory_mut().list_mut(0)[0] = 28; // back to its initial value
+    assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
+    assert!(
+        vm.ran_compiled(),
+        "the restored list did not bring native code back"
+    );
+}
+
+#[test]
 fn instances_share_hotness_and_code() {
     // An embedder that makes a new instance per call (as the engine does
     // per search) still gets its function compiled.
