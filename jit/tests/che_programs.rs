@@ -5,7 +5,9 @@
 //! Each runs on several positions; results, errors, output lines, advice
 //! tables and memory must agree.
 
-use chepp::{compile_str, compile_with, examples, CompileOptions};
+mod common;
+
+use chepp::{compile_str, examples, CompileOptions};
 use cvm::Vm;
 use cvm::{CollectOutput, Host, Interpreter, Limits, Program};
 use cvm_chess::board::BoardView;
@@ -126,17 +128,7 @@ fn agree_exactly(name: &str, program: &Program) {
 
 #[test]
 fn the_bundled_example_program_agrees() {
-    let c = compile_with(
-        &examples::loader(),
-        Path::new(examples::MAIN),
-        &CompileOptions::default(),
-    );
-    let module = c
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
-    let program = Program::new(module).expect("verifies");
-    agree(examples::MAIN, &program);
+    agree(examples::MAIN, &common::bundled_program());
 }
 
 /// The string literals of a Rust source file (plain literals with the

@@ -4,11 +4,11 @@
 //! machine code, the figures and the errors are those of a compilation on
 //! one thread. One test in this file: the thread setting is process-wide.
 
-use chepp::{compile_with, examples, CompileOptions};
+mod common;
+
 use cvm::{CollectOutput, Host, Program, Vm};
 use cvm_chess::board::BoardView;
 use jit::{set_compile_threads, JitProgram};
-use std::path::Path;
 
 struct Board(BoardView);
 
@@ -19,17 +19,7 @@ impl Host for Board {
 }
 
 fn bundled() -> Program {
-    let c = compile_with(
-        &examples::loader(),
-        Path::new(examples::MAIN),
-        &CompileOptions::default(),
-    );
-    let module = c
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
-    let program = Program::new(module).expect("verifies");
-    cvm::opt::optimize(&program).0
+    cvm::opt::optimize(&common::bundled_program()).0
 }
 
 /// Every function's machine code and the compilation's figures, on

@@ -143,6 +143,14 @@ fn the_background_compiler_delivers_and_results_stay_the_same() {
 
 struct BoardHost(BoardView);
 
+/// A run of `main()` on a board with a white pawn on e2 (not on e4,
+/// square 28, which the folded-list programs below name).
+fn run_with_pawn_on_e2(vm: &mut jit::TieredInstance<'_>) -> Result<Completion, cvm::RuntimeError> {
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 1 << 12;
+    vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
+}
+
 impl Host for BoardHost {
     fn board(&self) -> Option<&BoardView> {
         Some(&self.0)
@@ -165,13 +173,9 @@ fn a_changed_folded_list_sends_calls_back_to_the_interpreter() {
 .end
 ",
     );
-    let mut board = BoardView::EMPTY;
-    board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
     let tiered = TieredProgram::new(p, TierConfig::switch_at(0));
     let mut vm = tiered.instance();
-    let run = |vm: &mut jit::TieredInstance<'_>| {
-        vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
-    };
+    let run = run_with_pawn_on_e2;
     assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
     assert!(vm.ran_compiled());
     vm.memory_mut().list_mut(0)[0] = 12; // the list now names e2
@@ -203,14 +207,10 @@ fn a_changed_folded_list_keeps_an_interpreted_caller_off_native_callees() {
 .end
 ",
     );
-    let mut board = BoardView::EMPTY;
-    board.pieces[0][0] = 1 << 12; // a white pawn on e2, not on e4 (28)
-                                  // Call 0 is the embedder's `main`, call 1 its `call f`.
+    // Call 0 is the embedder's `main`, call 1 its `call f`.
     let tiered = TieredProgram::new(p, TierConfig::switch_at(1));
     let mut vm = tiered.instance();
-    let run = |vm: &mut jit::TieredInstance<'_>| {
-        vm.run_entry(&mut BoardHost(board), &mut CollectOutput::default())
-    };
+    let run = run_with_pawn_on_e2;
     assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));
     assert!(vm.ran_compiled(), "f did not switch");
     assert_eq!(run(&mut vm), Ok(Completion::Returned(Some(0))));

@@ -71,3 +71,18 @@ pub fn sweep(p: &Program, depths: &[u32], fuels: &[Option<u64>]) -> LoopEntries 
     }
     total
 }
+
+/// The bundled example advice program (`chepp::examples::MAIN`), compiled
+/// and verified, not optimized.
+pub fn bundled_program() -> Program {
+    let c = chepp::compile_with(
+        &chepp::examples::loader(),
+        std::path::Path::new(chepp::examples::MAIN),
+        &chepp::CompileOptions::default(),
+    );
+    let module = c
+        .module
+        .clone()
+        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
+    Program::new(module).expect("verifies")
+}
