@@ -1,5 +1,6 @@
 //! What the advice program costs inside the search: nodes per second with `AdviceMode` off,
-//! root and node, on the interpreter and on the JIT, measured side by side in one run.
+//! root and node, on the interpreter, the JIT and the tiered backend (auto), measured side by
+//! side in one run.
 //!
 //! Every configuration searches the same fixed positions (`che_engine::engine::BENCH_POSITIONS`)
 //! to the same depth from a cleared hash table, so its node count is deterministic (checked to be
@@ -14,7 +15,8 @@
 //! (what node mode adds per evaluation), over the same positions.
 //!
 //! The clock is the measuring thread's CPU time (as in `benches/perft.rs`: the machines are
-//! shared), and each figure is the best round.
+//! shared), and each figure is the best round. (So auto's background compilation, on a thread
+//! of its own, is not counted; the warm-up round gives it time to deliver.)
 //!
 //! Run: `cargo bench -p che-benches --bench engine` (about two minutes). Set `ENGINE_BENCH_DEPTH`
 //! (default 8) and `ENGINE_BENCH_ROUNDS` (default 7) to change the work. Results:
@@ -83,8 +85,10 @@ fn search_table(positions: &[Position], depth: u32, rounds: usize) {
         (AdviceMode::Off, Backend::Jit),
         (AdviceMode::Root, Backend::Interp),
         (AdviceMode::Root, Backend::Jit),
+        (AdviceMode::Root, Backend::Auto),
         (AdviceMode::Node, Backend::Interp),
         (AdviceMode::Node, Backend::Jit),
+        (AdviceMode::Node, Backend::Auto),
     ]
     .into_iter()
     .map(|(mode, backend)| {
@@ -155,7 +159,7 @@ fn root_table(positions: &[Position], rounds: usize) {
     );
     println!("| backend | µs per run |");
     println!("| --- | ---: |");
-    for backend in [Backend::Interp, Backend::Jit] {
+    for backend in Backend::ALL {
         let mut session = advisor.session(backend, &mut host).expect("session");
         let mut times = Vec::new();
         for round in 0..=rounds {
@@ -182,7 +186,7 @@ fn hook_table(positions: &[Position], rounds: usize) {
     println!("| backend | ns per call | sum of results (check) |");
     println!("| --- | ---: | ---: |");
     let mut per_backend = Vec::new();
-    for backend in [Backend::Interp, Backend::Jit] {
+    for backend in Backend::ALL {
         let mut session = advisor.session(backend, &mut host).expect("session");
         let mut times = Vec::new();
         let mut check = 0i64;
