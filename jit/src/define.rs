@@ -80,16 +80,21 @@ fn threads_for(functions: usize, instructions: usize) -> usize {
 /// What every function's lowering and compilation reads: shared by the
 /// worker threads.
 pub(crate) struct Shared<'a> {
+    /// The verified program.
     pub program: &'a Program,
+    /// The whole program's analysis.
     pub facts: &'a Facts,
     /// The module's declarations: every function and shim.
     pub decls: &'a ModuleDeclarations,
+    /// The host's calling convention (of every CVM function's signature).
     pub call_conv: CallConv,
     /// The instruction set of optimized functions (the module's own).
     pub isa: OwnedTargetIsa,
+    /// The shims' declarations.
     pub shims: &'a ShimIds,
     /// The Cranelift function of each CVM function (`None`: not compiled).
     pub ids: &'a [Option<FuncId>],
+    /// The inline checks to emit.
     pub checks: Checks,
     /// Keep each function's listing.
     pub listing: bool,
@@ -97,15 +102,21 @@ pub(crate) struct Shared<'a> {
 
 /// One function's machine code, ready to be placed in the module.
 pub(crate) struct Compiled {
+    /// The function's declaration in the module.
     pub own: FuncId,
+    /// The code's alignment, as Cranelift asks.
     pub alignment: u64,
+    /// The machine code, calls not yet relocated.
     pub bytes: Vec<u8>,
+    /// Where the module must patch in addresses.
     pub relocs: Vec<ModuleReloc>,
     /// The native frame, in bytes.
     pub frame: u64,
+    /// Intrinsic calls compiled to native code.
     pub native_intrinsics: usize,
     /// Compiled without Cranelift's optimizer.
     pub unoptimized: bool,
+    /// The listing, when asked for.
     pub listing: Option<FunctionListing>,
 }
 
