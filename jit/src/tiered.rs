@@ -372,7 +372,9 @@ impl TieredProgram {
         let Some(flag) = self.table.requested.get(func as usize) else {
             return;
         };
-        if flag.swap(true, Ordering::Relaxed) {
+        // A plain load first: a hot function is asked for at every call
+        // after its threshold, and a swap would write each time.
+        if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
             return;
         }
         if !synchronous && self.config.background && self.send(func) {
@@ -717,7 +719,16 @@ impl Vm for TieredInstance<'_> {
         self.ran_compiled = false;
         let tier = self.tier;
         let module = tier.common.program.module();
-        check_call_args(module, func, args)?;
+        // A call without arguments to a function without parameters (the
+        // usual entry) needs no more checking than that.
+        let no_params = args.is_empty()
+            && module
+                .functions
+                .get(func as usize)
+                .is_some_and(|f| f.arity() == 0);
+        if !no_params {
+            check_call_args(module, func, args)?;
+        }
         self.state.note_call(tier, func, 1);
         let sampling =
             self.state.generation == 0 && tier.config.background && tier.config.switch_at.is_none();
