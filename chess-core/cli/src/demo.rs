@@ -307,7 +307,7 @@ impl fmt::Display for Demo {
         if self.agree() {
             writeln!(
                 f,
-                "\nBoth backends wrote the same lines and gave the same advice."
+                "\nEvery backend wrote the same lines and gave the same advice."
             )
         } else {
             writeln!(f, "\nTHE BACKENDS DISAGREE.")
