@@ -16,7 +16,7 @@ use crate::analysis::{
     call_graph, constant_elements, depth_bounds, list_facts, recursive, ListFacts,
 };
 use crate::context::offsets;
-use crate::define::Shared;
+use crate::define::{Compiled, Shared};
 use crate::error::JitError;
 use crate::instance::JitInstance;
 use crate::lower::{cvm_signature, PTR};
@@ -239,6 +239,19 @@ impl Drop for JitProgram {
     }
 }
 
+/// Which code generator turns CVM functions into machine code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CodeGen {
+    /// Lowering to Cranelift IR and Cranelift's compiler: the fast code,
+    /// milliseconds per program.
+    #[default]
+    Cranelift,
+    /// The baseline generator (`baseline`): one machine-code template per
+    /// CVM instruction, microseconds per program, slower code. x86-64
+    /// only.
+    Baseline,
+}
+
 /// The inline checks the lowering emits: all of them except in a
 /// measurement build ([`JitProgram::compile_unchecked`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -440,7 +453,17 @@ fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
 impl JitProgram {
     /// Compiles every function of a verified program.
     pub fn compile(program: &Program) -> Result<JitProgram, JitError> {
-        JitProgram::build(program, None, None, Checks::ALL)
+        JitProgram::build(program, None, None, Checks::ALL, CodeGen::Cranelift)
+    }
+
+    /// Compiles every function of a verified program with the baseline
+    /// code generator ([`CodeGen::Baseline`]): a template per CVM
+    /// instruction, no Cranelift, compiled in a small fraction of the
+    /// time, slower code. Same results, output, fuel and errors as every
+    /// other backend. On a host without the baseline generator (not
+    /// x86-64), [`JitError::UnsupportedHost`].
+    pub fn compile_baseline(program: &Program) -> Result<JitProgram, JitError> {
+        JitProgram::build(program, None, None, Checks::ALL, CodeGen::Baseline)
     }
 
     /// Compiles only the functions in `roots` and every function they call,
@@ -452,7 +475,13 @@ impl JitProgram {
     /// the splice figures, which are the whole program's plan.
     pub fn compile_closure(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
         let included = call_closure(program, roots);
-        JitProgram::build(program, None, Some(&included), Checks::ALL)
+        JitProgram::build(
+            program,
+            None,
+            Some(&included),
+            Checks::ALL,
+            CodeGen::Cranelift,
+        )
     }
 
     /// Compiles the closure of `roots` now, like
@@ -491,8 +520,15 @@ impl JitProgram {
         let started = Instant::now();
         let facts = Facts::of(program);
         let included = call_closure(program, roots);
-        let mut jit =
-            JitProgram::build_from(program, &facts, None, Some(&included), Checks::ALL, started)?;
+        let mut jit = JitProgram::build_from(
+            program,
+            &facts,
+            None,
+            Some(&included),
+            Checks::ALL,
+            CodeGen::Cranelift,
+            started,
+        )?;
         let closures = (0..included.len()).map(|_| OnceLock::new()).collect();
         jit.on_demand = Some(Box::new(OnDemand { facts, closures }));
         Ok(jit)
@@ -520,6 +556,7 @@ impl JitProgram {
                     None,
                     Some(&included),
                     Checks::ALL,
+                    CodeGen::Cranelift,
                     started,
                 )
                 .ok()
@@ -562,7 +599,13 @@ impl JitProgram {
         program: &Program,
     ) -> Result<(JitProgram, Vec<FunctionListing>), JitError> {
         let mut listing = Vec::new();
-        let jit = JitProgram::build(program, Some(&mut listing), None, Checks::ALL)?;
+        let jit = JitProgram::build(
+            program,
+            Some(&mut listing),
+            None,
+            Checks::ALL,
+            CodeGen::Cranelift,
+        )?;
         Ok((jit, listing))
     }
 
@@ -599,7 +642,7 @@ impl JitProgram {
             fuel: !drop.fuel,
             bounds: !drop.bounds,
         };
-        JitProgram::build(program, None, None, checks)
+        JitProgram::build(program, None, None, checks, CodeGen::Cranelift)
     }
 
     /// Compiles `program` in four phases: the analysis (no Cranelift),
@@ -611,10 +654,11 @@ impl JitProgram {
         listing: Option<&mut Vec<FunctionListing>>,
         included: Option<&[bool]>,
         checks: Checks,
+        codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
         let facts = Facts::of(program);
-        JitProgram::build_from(program, &facts, listing, included, checks, started)
+        JitProgram::build_from(program, &facts, listing, included, checks, codegen, started)
     }
 
     /// Phases 2 to 4 of [`JitProgram::build`] on a program analysed
@@ -625,6 +669,7 @@ impl JitProgram {
         listing: Option<&mut Vec<FunctionListing>>,
         included: Option<&[bool]>,
         checks: Checks,
+        codegen: CodeGen,
         started: Instant,
     ) -> Result<JitProgram, JitError> {
         let n = program.module().functions.len();
@@ -632,6 +677,7 @@ impl JitProgram {
         let included = included.unwrap_or(&all);
         let mut code = Code::declare(program, included)?;
         code.checks = checks;
+        code.codegen = codegen;
         let order: Vec<usize> = (0..n).filter(|&i| included[i]).collect();
         code.define_all(program, facts, &order, listing)?;
         let native_intrinsics = code.native_intrinsics;
@@ -753,6 +799,8 @@ struct Code {
     unoptimized_functions: usize,
     /// The inline checks the lowering emits.
     checks: Checks,
+    /// The code generator.
+    codegen: CodeGen,
 }
 
 impl Code {
@@ -782,6 +830,7 @@ impl Code {
             native_intrinsics: 0,
             unoptimized_functions: 0,
             checks: Checks::ALL,
+            codegen: CodeGen::Cranelift,
         })
     }
 
@@ -807,7 +856,10 @@ impl Code {
             checks: self.checks,
             listing: listing.is_some(),
         };
-        let results = shared.compile_all(order);
+        let results = match self.codegen {
+            CodeGen::Cranelift => shared.compile_all(order),
+            CodeGen::Baseline => self.baseline(program, facts, order)?,
+        };
         let mut listings = Vec::new();
         for (result, &index) in results.into_iter().zip(order) {
             let compiled = result?;
@@ -834,6 +886,37 @@ impl Code {
             out.extend(listings);
         }
         Ok(())
+    }
+
+    /// Phase 3 with the baseline generator: each function in `order`
+    /// assembled on the calling thread (there is too little work to share).
+    fn baseline(
+        &self,
+        program: &Program,
+        facts: &Facts,
+        order: &[usize],
+    ) -> Result<Vec<Result<Compiled, JitError>>, JitError> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let target = crate::baseline::Target {
+                program,
+                initial: &facts.initial,
+                ids: &self.ids,
+                shims: &self.shims,
+                checks: self.checks,
+            };
+            Ok(order
+                .iter()
+                .map(|&i| crate::baseline::compile_function(&target, i))
+                .collect())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (program, facts, order);
+            Err(JitError::UnsupportedHost(
+                "the baseline code generator needs an x86-64 host".into(),
+            ))
+        }
     }
 
     /// Phase 4: the code finalized and the shims linked, each function's

@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod analysis;
+pub mod baseline;
 pub mod compile;
 mod context;
 pub mod define;
@@ -52,7 +53,7 @@ pub mod tiered;
 
 #[cfg(feature = "measure-unchecked")]
 pub use compile::Unchecked;
-pub use compile::{bounds, CompileStats, JitProgram};
+pub use compile::{bounds, CodeGen, CompileStats, JitProgram};
 pub use cvm;
 pub use define::set_compile_threads;
 pub use error::JitError;

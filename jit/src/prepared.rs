@@ -120,6 +120,15 @@ impl Prepared {
         roots
     }
 
+    /// Prepares `program` for the JIT backend compiled by the baseline
+    /// code generator ([`JitProgram::compile_baseline`]); the backend is
+    /// [`Backend::Jit`].
+    pub fn baseline(program: Program) -> Result<Prepared, JitError> {
+        Ok(Prepared {
+            inner: Inner::Jit(Box::new(JitProgram::compile_baseline(&program)?)),
+        })
+    }
+
     /// Prepares `program` for the tiered backend ([`Backend::Auto`]) with
     /// thresholds of the caller's choice.
     pub fn tiered(program: Program, config: TierConfig) -> Prepared {

@@ -42,13 +42,20 @@ fn agree(name: &str, program: &Program) {
     agree_exactly(name, program);
     let (optimized, report) = cvm::opt::optimize(program);
     assert!(!report.fell_back, "{name}: optimizer fell back");
+    for (generator, code) in compiled(name, &optimized) {
+        agree_optimized(&format!("{name} ({generator})"), program, &optimized, &code);
+    }
+}
+
+/// The optimized program on `code` against the optimized and the plain
+/// program on the interpreter.
+fn agree_optimized(name: &str, program: &Program, optimized: &Program, code: &JitProgram) {
     let limits = Limits {
         fuel: Some(5_000_000),
         ..Limits::default()
     };
-    let code = JitProgram::compile(&optimized).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut jit = code.instance();
-    let mut fast = Interpreter::new(&optimized);
+    let mut fast = Interpreter::new(optimized);
     let mut plain = Interpreter::new(program);
     jit.set_limits(limits);
     fast.set_limits(limits);
@@ -99,9 +106,30 @@ fn agree(name: &str, program: &Program) {
     }
 }
 
-/// [`agree`] for one program: interpreter against JIT, exactly.
+/// The program compiled by each code generator the host has.
+fn compiled(name: &str, program: &Program) -> Vec<(&'static str, JitProgram)> {
+    let mut codes = vec![(
+        "cranelift",
+        JitProgram::compile(program).unwrap_or_else(|e| panic!("{name}: {e}")),
+    )];
+    if jit::baseline::supported() {
+        codes.push((
+            "baseline",
+            JitProgram::compile_baseline(program).unwrap_or_else(|e| panic!("{name}: {e}")),
+        ));
+    }
+    codes
+}
+
+/// [`agree`] for one program: interpreter against JIT, exactly, with each
+/// code generator.
 fn agree_exactly(name: &str, program: &Program) {
-    let code = JitProgram::compile(program).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (generator, code) in compiled(name, program) {
+        agree_with(&format!("{name} ({generator})"), program, &code);
+    }
+}
+
+fn agree_with(name: &str, program: &Program, code: &JitProgram) {
     let mut vm = code.instance();
     let mut interp = Interpreter::new(program);
     let limits = Limits {

@@ -82,3 +82,31 @@ fn conformance_cases_pass_with_a_switch_to_native_code_at_every_call() {
     // never switched would pass vacuously).
     assert!(tried > 20, "only {tried} switch points reached");
 }
+
+#[test]
+fn conformance_cases_pass_with_the_baseline_code_generator() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let mut failures = Vec::new();
+    for path in case_files() {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let checked = Case::parse(&name, &text).and_then(|case| {
+            let program = cvm::Program::new(case.module.clone())
+                .map_err(|e| format!("{name}: does not verify: {e}"))?;
+            let prepared = jit::Prepared::baseline(program)
+                .map_err(|e| format!("{name}: the baseline cannot compile it: {e}"))?;
+            case.check_prepared(&prepared)
+        });
+        if let Err(e) = checked {
+            failures.push(e);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -4,7 +4,8 @@
 //! depth limits must give the same result or the same error (kind and
 //! code offset), the same output lines, the same fuel use and the same
 //! memory afterwards; on the JIT both when the whole program is compiled
-//! at once and when functions are compiled on demand.
+//! at once and when functions are compiled on demand, and with the
+//! baseline code generator.
 
 use cvm::Vm;
 use cvm::{CollectOutput, Completion, Interpreter, Limits, NoHost, Program, RuntimeError};
@@ -59,6 +60,16 @@ fn on_jit_on_demand(program: &Program, limits: Limits, runs: usize) -> Vec<Outco
     on_compiled(&jit, limits, runs)
 }
 
+/// The baseline code generator (`jit::CodeGen::Baseline`), where the host
+/// has it.
+fn on_baseline(program: &Program, limits: Limits, runs: usize) -> Option<Vec<Outcome>> {
+    if !jit::baseline::supported() {
+        return None;
+    }
+    let jit = JitProgram::compile_baseline(program).expect("verified programs compile");
+    Some(on_compiled(&jit, limits, runs))
+}
+
 fn on_compiled(jit: &JitProgram, limits: Limits, runs: usize) -> Vec<Outcome> {
     let mut vm = jit.instance();
     vm.set_limits(limits);
@@ -97,6 +108,14 @@ fn check(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseError> {
         "compiled on demand, program:\n{}",
         cvm::asm::disassemble(&module)
     );
+    if let Some(got) = on_baseline(&program, limits, 2) {
+        prop_assert_eq!(
+            &got,
+            &want,
+            "baseline code generator, program:\n{}",
+            cvm::asm::disassemble(&module)
+        );
+    }
     Ok(())
 }
 
@@ -125,6 +144,17 @@ fn check_optimized(bytes: &[u8], fuel: u64, depth: u32) -> Result<(), TestCaseEr
     };
     let want = kinds(on_interpreter(&program, limits, 2));
     let got = kinds(on_jit(&optimized, limits, 2));
+    if let Some(baseline) = on_baseline(&optimized, limits, 2) {
+        // The optimized program on both code generators: everything equal,
+        // fuel and error offsets included.
+        let jit_exact = on_jit(&optimized, limits, 2);
+        prop_assert_eq!(
+            &baseline,
+            &jit_exact,
+            "baseline against Cranelift, optimized program:\n{}",
+            cvm::asm::disassemble(optimized.module())
+        );
+    }
     let listing = || {
         format!(
             "program:\n{}\noptimized:\n{}",

@@ -317,8 +317,10 @@ impl Case {
         Ok(0)
     }
 
-    /// Runs the case on a prepared program; see [`Case::check`].
-    fn check_prepared(&self, prepared: &Prepared) -> Result<(), String> {
+    /// Runs the case on a prepared program (see [`Case::check`]), for
+    /// backends [`Case::check`] does not name, such as the JIT's baseline
+    /// code generator.
+    pub fn check_prepared(&self, prepared: &Prepared) -> Result<(), String> {
         let name = &self.name;
         let program = prepared.program();
         let module = program.module();
