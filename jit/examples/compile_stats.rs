@@ -9,7 +9,7 @@
 //! taken as written unless `--opt-asm` is given (the JIT bench optimizes
 //! them).
 //!
-//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] [--threads=N] FILE...`
+//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] [--threads=N] [--baseline] FILE...`
 //!
 //! `--reachable` compiles only what the entry and `Evaluate()` (the
 //! engine's node hook) reach, as the engine does; `--entry` only what the
@@ -19,6 +19,8 @@
 //! table, `--objdump` the final machine code disassembled by `objdump`
 //! (when installed). `--threads=N` compiles on at most N threads
 //! (`jit::set_compile_threads`; the default 0 lets the JIT decide).
+//! `--baseline` compiles every function with the baseline code generator
+//! (`JitProgram::compile_baseline`) instead of Cranelift.
 
 mod common;
 
@@ -64,6 +66,7 @@ fn main() {
     let want_listing = args.iter().any(|a| a == "--listing");
     let want_objdump = args.iter().any(|a| a == "--objdump");
     let reachable = args.iter().any(|a| a == "--reachable");
+    let baseline = args.iter().any(|a| a == "--baseline");
     let entry_only = args.iter().any(|a| a == "--entry");
     if let Some(n) = args.iter().find_map(|a| a.strip_prefix("--threads=")) {
         match n.parse() {
@@ -95,7 +98,9 @@ fn main() {
         let hooks: &[&str] = if entry_only { &[] } else { &["Evaluate"] };
         let roots = jit::Prepared::entry_points(&program, hooks);
         for _ in 0..9 {
-            let compiled = if reachable || entry_only {
+            let compiled = if baseline {
+                JitProgram::compile_baseline(&program)
+            } else if reachable || entry_only {
                 JitProgram::compile_on_demand(&program, &roots)
             } else {
                 JitProgram::compile(&program)

@@ -4,7 +4,10 @@
 //! both go through the loophole optimizer (`cvm::opt::optimize`) unless
 //! `--noopt` is given, as the JIT benchmark runs them.
 //!
-//! `cargo run --release -p jit --example run_jit -- [--noopt] FILE RUNS`
+//! `cargo run --release -p jit --example run_jit -- [--noopt] [--baseline] FILE RUNS`
+//!
+//! `--baseline` compiles with the baseline code generator
+//! (`JitProgram::compile_baseline`) instead of Cranelift.
 //!
 //! Its use is counting machine instructions: under callgrind the
 //! instructions of `RUNS = 3` less those of `RUNS = 1`, halved, are what
@@ -22,12 +25,13 @@ use std::path::Path;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let optimize = !args.iter().any(|a| a == "--noopt");
+    let baseline = args.iter().any(|a| a == "--baseline");
     let rest: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let (Some(file), Some(runs)) = (
         rest.first(),
         rest.get(1).and_then(|r| r.parse::<u32>().ok()),
     ) else {
-        eprintln!("usage: run_jit [--noopt] FILE RUNS");
+        eprintln!("usage: run_jit [--noopt] [--baseline] FILE RUNS");
         std::process::exit(2);
     };
     let program = match load(Path::new(file.as_str()), optimize) {
@@ -37,7 +41,12 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let code = match JitProgram::compile(&program) {
+    let compiled = if baseline {
+        JitProgram::compile_baseline(&program)
+    } else {
+        JitProgram::compile(&program)
+    };
+    let code = match compiled {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{file}: {e}");

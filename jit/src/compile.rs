@@ -240,7 +240,7 @@ impl Drop for JitProgram {
 }
 
 /// Which code generator turns CVM functions into machine code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum CodeGen {
     /// Lowering to Cranelift IR and Cranelift's compiler: the fast code,
     /// milliseconds per program.
@@ -481,6 +481,22 @@ impl JitProgram {
             Some(&included),
             Checks::ALL,
             CodeGen::Cranelift,
+        )
+    }
+
+    /// [`JitProgram::compile_closure`] with the baseline code generator
+    /// ([`CodeGen::Baseline`]): the tiered backend's first compiled tier.
+    pub fn compile_closure_baseline(
+        program: &Program,
+        roots: &[u32],
+    ) -> Result<JitProgram, JitError> {
+        let included = call_closure(program, roots);
+        JitProgram::build(
+            program,
+            None,
+            Some(&included),
+            Checks::ALL,
+            CodeGen::Baseline,
         )
     }
 

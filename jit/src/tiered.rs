@@ -17,7 +17,7 @@
 //! backends at every point of the switch (`docs/jit.md`, "The tiered
 //! backend").
 
-use crate::compile::{CompiledFn, JitProgram};
+use crate::compile::{CodeGen, CompiledFn, JitProgram};
 use crate::instance::{constants_intact, layout_matches, Run};
 use crate::stack;
 use cvm::analysis::{list_facts, ListFacts};
@@ -46,21 +46,45 @@ pub struct TierConfig {
     /// `false` compiles at the call that crosses the threshold, which then
     /// runs native code.
     pub background: bool,
+    /// Calls of a function after which it is compiled by the baseline
+    /// code generator first (`crate::baseline`: microseconds, code a
+    /// little slower than Cranelift's), at once, on the calling thread;
+    /// `u32::MAX`: never. The Cranelift code replaces it when a threshold
+    /// above is crossed.
+    pub baseline_call_threshold: u32,
+    /// Fuel the embedder's calls of a function may spend before it is
+    /// compiled by the baseline code generator; `u64::MAX`: never.
+    pub baseline_fuel_threshold: u64,
     /// For tests: ignore the thresholds and compile, synchronously, the
     /// callee of the call with this index (0 is the first call of the
     /// instance, counting the embedder's calls and interpreted `call`
     /// instructions), which then runs native code.
     pub switch_at: Option<u64>,
+    /// The code generator of the forced switch ([`TierConfig::switch_at`]).
+    pub switch_codegen: CodeGen,
 }
 
 impl TierConfig {
-    /// The default thresholds (`docs/jit.md`, "The tiered backend"): 1,000
-    /// calls or 100,000 units of fuel, compiled in the background.
+    /// The default thresholds (`docs/jit.md`, "The tiered backend"): the
+    /// baseline code after 10 calls or 2,000 units of fuel (where the host
+    /// has the baseline generator), Cranelift's after 1,000 calls or
+    /// 100,000 units of fuel, compiled in the background.
     pub const DEFAULT: TierConfig = TierConfig {
         call_threshold: 1_000,
         fuel_threshold: 100_000,
         background: true,
+        baseline_call_threshold: if crate::baseline::supported() {
+            10
+        } else {
+            u32::MAX
+        },
+        baseline_fuel_threshold: if crate::baseline::supported() {
+            2_000
+        } else {
+            u64::MAX
+        },
         switch_at: None,
+        switch_codegen: CodeGen::Cranelift,
     };
 
     /// A forced switch point for tests: the call with index `call`
@@ -70,6 +94,14 @@ impl TierConfig {
             switch_at: Some(call),
             background: false,
             ..TierConfig::DEFAULT
+        }
+    }
+
+    /// [`TierConfig::switch_at`] with `codegen` compiling the callee.
+    pub fn switch_at_with(call: u64, codegen: CodeGen) -> TierConfig {
+        TierConfig {
+            switch_codegen: codegen,
+            ..TierConfig::switch_at(call)
         }
     }
 }
@@ -99,6 +131,8 @@ unsafe impl Sync for Shared {}
 struct Native {
     jit: Arc<Shared>,
     code: CompiledFn,
+    /// Which generator made it: baseline code is replaced by Cranelift's.
+    codegen: CodeGen,
 }
 
 // SAFETY: `code` addresses finalized, read-only machine code owned by
@@ -114,8 +148,11 @@ struct Table {
     generation: AtomicU64,
     /// The native code of each function, once compiled.
     slots: Mutex<Vec<Option<Native>>>,
-    /// Whether each function was asked to be compiled.
+    /// Whether each function was asked to be compiled by Cranelift.
     requested: Vec<AtomicBool>,
+    /// Whether each function was asked to be compiled by the baseline
+    /// generator (or has better code).
+    requested_baseline: Vec<AtomicBool>,
     /// Calls of each function so far, by all instances (approximate when
     /// instances run on several threads at once: a plain load and store).
     calls: Vec<AtomicU32>,
@@ -124,22 +161,34 @@ struct Table {
 }
 
 impl Table {
-    /// Makes every function `jit` compiled available (keeping code that is
-    /// already there).
-    fn install(&self, jit: Arc<Shared>) {
+    /// Makes every function `jit` compiled (by `codegen`) available,
+    /// keeping code that is already there unless it is baseline code and
+    /// `jit` is Cranelift's.
+    fn install(&self, jit: Arc<Shared>, codegen: CodeGen) {
         let Ok(mut slots) = self.slots.lock() else {
             return;
         };
         for (f, slot) in slots.iter_mut().enumerate() {
-            if slot.is_none() {
-                if let Some(code) = jit.0.functions.get(f).copied().flatten() {
-                    *slot = Some(Native {
-                        jit: jit.clone(),
-                        code,
-                    });
+            let better = match slot {
+                None => true,
+                Some(n) => n.codegen == CodeGen::Baseline && codegen == CodeGen::Cranelift,
+            };
+            if !better {
+                continue;
+            }
+            if let Some(code) = jit.0.functions.get(f).copied().flatten() {
+                *slot = Some(Native {
+                    jit: jit.clone(),
+                    code,
+                    codegen,
+                });
+                if codegen == CodeGen::Cranelift {
                     if let Some(r) = self.requested.get(f) {
                         r.store(true, Ordering::Relaxed);
                     }
+                }
+                if let Some(r) = self.requested_baseline.get(f) {
+                    r.store(true, Ordering::Relaxed);
                 }
             }
         }
@@ -156,11 +205,11 @@ struct Common {
     /// native code first runs: a program that never gets hot does not
     /// pay for it.
     native_facts: OnceLock<(ListFacts, Memory)>,
-    /// The compilation of each function's closure
+    /// The compilation of each function's closure by each generator
     /// ([`JitProgram::compile_closure`] of that one root), made once and
     /// installed in every table that asks for it; `None` when the closure
     /// cannot be compiled.
-    closures: Mutex<HashMap<u32, Option<Arc<Shared>>>>,
+    closures: Mutex<HashMap<(u32, CodeGen), Option<Arc<Shared>>>>,
     /// How many closures were compiled (by all siblings).
     compilations: AtomicU64,
 }
@@ -181,19 +230,21 @@ impl Common {
     /// The compiled closure of `func`: compiled now, or taken from an
     /// earlier compilation (compilation is a function of the program and
     /// the root alone, so the code is the same either way).
-    fn closure(&self, func: u32) -> Option<Arc<Shared>> {
-        if let Some(done) = self.closures.lock().ok()?.get(&func) {
+    fn closure(&self, func: u32, codegen: CodeGen) -> Option<Arc<Shared>> {
+        if let Some(done) = self.closures.lock().ok()?.get(&(func, codegen)) {
             return done.clone();
         }
         // Compiled without the lock held, so that siblings on other
         // threads do not wait for each other; a race compiles twice and
         // keeps the first.
-        let jit = JitProgram::compile_closure(&self.program, &[func])
-            .ok()
-            .map(|jit| Arc::new(Shared(jit)));
+        let compiled = match codegen {
+            CodeGen::Cranelift => JitProgram::compile_closure(&self.program, &[func]),
+            CodeGen::Baseline => JitProgram::compile_closure_baseline(&self.program, &[func]),
+        };
+        let jit = compiled.ok().map(|jit| Arc::new(Shared(jit)));
         self.compilations.fetch_add(1, Ordering::Relaxed);
         let mut closures = self.closures.lock().ok()?;
-        closures.entry(func).or_insert(jit).clone()
+        closures.entry((func, codegen)).or_insert(jit).clone()
     }
 }
 
@@ -312,6 +363,7 @@ impl TieredProgram {
                 generation: AtomicU64::new(0),
                 slots: Mutex::new(vec![None; n]),
                 requested: (0..n).map(|_| AtomicBool::new(false)).collect(),
+                requested_baseline: (0..n).map(|_| AtomicBool::new(false)).collect(),
                 calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
                 fuel: (0..n).map(|_| AtomicU64::new(0)).collect(),
             }),
@@ -335,6 +387,19 @@ impl TieredProgram {
             .slots
             .lock()
             .map(|s| s.iter().filter(|n| n.is_some()).count())
+            .unwrap_or(0)
+    }
+
+    /// How many functions have native code made by `codegen` by now.
+    pub fn functions_on(&self, codegen: CodeGen) -> usize {
+        self.table
+            .slots
+            .lock()
+            .map(|s| {
+                s.iter()
+                    .filter(|n| n.as_ref().is_some_and(|n| n.codegen == codegen))
+                    .count()
+            })
             .unwrap_or(0)
     }
 
@@ -365,9 +430,10 @@ impl TieredProgram {
         }
     }
 
-    /// Asks for function `func` (and its callees) to be compiled: on the
-    /// background thread, or here when the configuration says so or no
-    /// thread can be started. Each function is asked for once.
+    /// Asks for function `func` (and its callees) to be compiled by
+    /// Cranelift: on the background thread, or here when the configuration
+    /// says so or no thread can be started. Each function is asked for
+    /// once.
     fn request(&self, func: u32, synchronous: bool) {
         let Some(flag) = self.table.requested.get(func as usize) else {
             return;
@@ -381,8 +447,32 @@ impl TieredProgram {
             return;
         }
         // A program that cannot be compiled stays on the interpreter.
-        if let Some(jit) = self.common.closure(func) {
-            self.table.install(jit);
+        if let Some(jit) = self.common.closure(func, CodeGen::Cranelift) {
+            self.table.install(jit, CodeGen::Cranelift);
+        }
+    }
+
+    /// Compiles function `func` (and its callees) with the baseline
+    /// generator, here and now, unless it was asked for before or has
+    /// code already.
+    fn request_baseline(&self, func: u32) {
+        let Some(flag) = self.table.requested_baseline.get(func as usize) else {
+            return;
+        };
+        if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let Some(jit) = self.common.closure(func, CodeGen::Baseline) {
+            self.table.install(jit, CodeGen::Baseline);
+        }
+    }
+
+    /// The forced switch of [`TierConfig::switch_at`]: `func` compiled by
+    /// the configured generator, synchronously.
+    fn force(&self, func: u32) {
+        match self.config.switch_codegen {
+            CodeGen::Cranelift => self.request(func, true),
+            CodeGen::Baseline => self.request_baseline(func),
         }
     }
 
@@ -403,8 +493,8 @@ impl TieredProgram {
                     // leave it a core.
                     crate::define::leave_a_core();
                     for func in jobs {
-                        if let Some(jit) = common.closure(func) {
-                            table.install(jit);
+                        if let Some(jit) = common.closure(func, CodeGen::Cranelift) {
+                            table.install(jit, CodeGen::Cranelift);
                         }
                     }
                 });
@@ -455,7 +545,7 @@ impl State {
         match tier.config.switch_at {
             Some(at) => {
                 if event == at {
-                    tier.request(func, true);
+                    tier.force(func);
                 }
             }
             None => {
@@ -464,6 +554,8 @@ impl State {
                     c.store(n, Ordering::Relaxed);
                     if n > tier.config.call_threshold {
                         tier.request(func, false);
+                    } else if n > tier.config.baseline_call_threshold {
+                        tier.request_baseline(func);
                     }
                 }
             }
@@ -481,6 +573,9 @@ impl State {
             f.store(spent, Ordering::Relaxed);
             if spent > tier.config.fuel_threshold {
                 tier.request(func, false);
+            }
+            if spent > tier.config.baseline_fuel_threshold {
+                tier.request_baseline(func);
             }
         }
     }

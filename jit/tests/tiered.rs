@@ -8,7 +8,7 @@ use cvm::{
     asm, BoardView, CollectOutput, Completion, Host, Interpreter, Limits, NoHost, Program,
     TrapKind, Vm,
 };
-use jit::{JitProgram, TierConfig, TieredProgram};
+use jit::{CodeGen, JitProgram, TierConfig, TieredProgram};
 
 const FIB: &str = "
 .entry main
@@ -56,6 +56,8 @@ fn a_hot_function_switches_in_the_middle_of_a_run() {
         TierConfig {
             call_threshold: 100,
             background: false,
+            baseline_call_threshold: u32::MAX,
+            baseline_fuel_threshold: u64::MAX,
             ..TierConfig::DEFAULT
         },
     );
@@ -71,6 +73,46 @@ fn a_hot_function_switches_in_the_middle_of_a_run() {
     assert_eq!(tiered.compiled_functions(), 1);
     let compiled = JitProgram::compile_closure(&p, &[0]).expect("compiles");
     assert!(compiled.has_function(0) && !compiled.has_function(1));
+}
+
+#[test]
+fn baseline_code_comes_first_and_cranelift_code_replaces_it() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let p = program(FIB);
+    let want_fuel = interpreter_fuel(&p);
+    // fib is hot after ten calls (baseline code, at once); main's runs
+    // spend more than the fuel threshold by the end of the second run
+    // (Cranelift's code for main and fib, synchronously here).
+    let tiered = TieredProgram::new(
+        p,
+        TierConfig {
+            call_threshold: u32::MAX,
+            fuel_threshold: want_fuel + 1,
+            background: false,
+            baseline_call_threshold: 10,
+            baseline_fuel_threshold: u64::MAX,
+            ..TierConfig::DEFAULT
+        },
+    );
+    let mut vm = tiered.instance();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let done = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(6765));
+        assert_eq!(vm.fuel_used(), want_fuel);
+        assert!(vm.ran_compiled());
+        seen.push((
+            tiered.functions_on(CodeGen::Baseline),
+            tiered.functions_on(CodeGen::Cranelift),
+        ));
+    }
+    // After the first run fib has baseline code; after the second both
+    // have Cranelift's, which the third runs.
+    assert_eq!(seen, [(1, 0), (0, 2), (0, 2)]);
 }
 
 #[test]
@@ -237,7 +279,9 @@ fn instances_share_hotness_and_code() {
             call_threshold: 3,
             fuel_threshold: u64::MAX,
             background: false,
-            switch_at: None,
+            baseline_call_threshold: u32::MAX,
+            baseline_fuel_threshold: u64::MAX,
+            ..TierConfig::DEFAULT
         },
     );
     let main = 1;

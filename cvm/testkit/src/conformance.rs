@@ -297,24 +297,34 @@ impl Case {
 
     /// Runs the case on the tiered backend once for every call the
     /// interpreter makes, forcing the switch to native code at that call
-    /// (`jit::TierConfig::switch_at`): the hand-over from the interpreter
-    /// to compiled code must change nothing. Returns how many switch points
-    /// were tried.
+    /// (`jit::TierConfig::switch_at_with`), to Cranelift's code and (where
+    /// the host has it) to the baseline generator's: the hand-over from the
+    /// interpreter to compiled code must change nothing. Returns how many
+    /// switch points were tried.
     pub fn check_switch_points(&self) -> Result<usize, String> {
         let program = Program::new(self.module.clone())
             .map_err(|e| format!("{}: does not verify: {e}", self.name))?;
-        for at in 0.. {
-            let prepared = Prepared::tiered(program.clone(), jit::TierConfig::switch_at(at));
-            self.check_prepared(&prepared)
-                .map_err(|e| format!("{e} (switch at call {at})"))?;
-            let reached = prepared
-                .tiered_program()
-                .is_some_and(|t| t.compiled_functions() > 0);
-            if !reached || at >= 256 {
-                return Ok(at as usize);
+        let mut codegens = vec![jit::CodeGen::Cranelift];
+        if jit::baseline::supported() {
+            codegens.push(jit::CodeGen::Baseline);
+        }
+        let mut tried = 0;
+        for codegen in codegens {
+            for at in 0.. {
+                let config = jit::TierConfig::switch_at_with(at, codegen);
+                let prepared = Prepared::tiered(program.clone(), config);
+                self.check_prepared(&prepared)
+                    .map_err(|e| format!("{e} (switch at call {at} to {codegen:?} code)"))?;
+                let reached = prepared
+                    .tiered_program()
+                    .is_some_and(|t| t.compiled_functions() > 0);
+                if !reached || at >= 256 {
+                    tried += at as usize;
+                    break;
+                }
             }
         }
-        Ok(0)
+        Ok(tried)
     }
 
     /// Runs the case on a prepared program (see [`Case::check`]), for

@@ -424,30 +424,44 @@ pub fn check_backends(
 /// call 0 is the embedder's first call, then every interpreted `call`
 /// instruction and every later embedder call of the scenario), for the
 /// first `max_points` calls, and compares every run exactly with the
-/// interpreter. Returns how many switch points were reached.
+/// interpreter; once with Cranelift's code and, where the host has the
+/// baseline code generator, once with its code. Returns how many switch
+/// points the last of them reached.
 pub fn check_switch_points(
     program: &Program,
     scenario: &Scenario,
     max_points: u64,
 ) -> Result<u64, String> {
     let want = run(Backend::Interp, program, scenario)?;
-    // Each switch point is a sibling of the first, so that a closure is
-    // compiled once and its code reused at every later switch into it.
-    let first = jit::TieredProgram::new(program.clone(), jit::TierConfig::switch_at(0));
-    for at in 0..max_points {
-        let tiered = first.sibling(jit::TierConfig::switch_at(at));
-        let mut vm = tiered.instance();
-        let got = observe(&mut vm, program, scenario);
-        if let Some(d) = difference(&want, &got, Strictness::Exact) {
-            return Err(format!(
-                "auto with the switch at call {at} disagrees with interp: {d}"
-            ));
-        }
-        if tiered.compiled_functions() == 0 {
-            return Ok(at);
-        }
+    let mut reached = 0;
+    let mut codegens = vec![jit::CodeGen::Cranelift];
+    if jit::baseline::supported() {
+        codegens.push(jit::CodeGen::Baseline);
     }
-    Ok(max_points)
+    for codegen in codegens {
+        // Each switch point is a sibling of the first, so that a closure
+        // is compiled once and its code reused at every later switch into
+        // it.
+        let config = |at| jit::TierConfig::switch_at_with(at, codegen);
+        let first = jit::TieredProgram::new(program.clone(), config(0));
+        let mut points = max_points;
+        for at in 0..max_points {
+            let tiered = first.sibling(config(at));
+            let mut vm = tiered.instance();
+            let got = observe(&mut vm, program, scenario);
+            if let Some(d) = difference(&want, &got, Strictness::Exact) {
+                return Err(format!(
+                    "auto with the switch at call {at} to {codegen:?} code disagrees with interp: {d}"
+                ));
+            }
+            if tiered.compiled_functions() == 0 {
+                points = at;
+                break;
+            }
+        }
+        reached = points;
+    }
+    Ok(reached)
 }
 
 /// Runs `program` on the first backend and `optimized` on every backend,
