@@ -5,10 +5,12 @@
 //! at every node), on interp, jit and auto (default thresholds, background
 //! compilation), best of `--rounds` (default 5) interleaved rounds.
 //!
-//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] FILE...`
+//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] [--baseline-call-threshold N] [--baseline-fuel-threshold N] [--no-baseline] FILE...`
 //!
-//! `--call-threshold` and `--fuel-threshold` replace the auto backend's
-//! default thresholds (`jit::TierConfig::DEFAULT`), for choosing them.
+//! `--call-threshold`, `--fuel-threshold` and the two baseline thresholds
+//! replace the auto backend's default thresholds
+//! (`jit::TierConfig::DEFAULT`), for choosing them; `--no-baseline` turns
+//! the baseline tier off.
 
 mod common;
 
@@ -75,10 +77,24 @@ fn main() {
     if let Some(n) = option("--fuel-threshold") {
         tiers.fuel_threshold = u64::from(n);
     }
+    if let Some(n) = option("--baseline-call-threshold") {
+        tiers.baseline_call_threshold = n;
+    }
+    if let Some(n) = option("--baseline-fuel-threshold") {
+        tiers.baseline_fuel_threshold = u64::from(n);
+    }
+    if args.iter().any(|a| a == "--no-baseline") {
+        tiers.baseline_call_threshold = u32::MAX;
+        tiers.baseline_fuel_threshold = u64::MAX;
+    }
     let files: Vec<&String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .filter(|(i, a)| {
+            // Every option but `--no-baseline` takes a value.
+            let value = *i > 0 && args[i - 1].starts_with("--") && args[i - 1] != "--no-baseline";
+            !a.starts_with("--") && !value
+        })
         .map(|(_, a)| a)
         .collect();
     println!("| program | calls | interp | jit | auto | auto / best | auto calls on native code |");

@@ -673,7 +673,10 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = Facts::of(program);
+        let facts = match codegen {
+            CodeGen::Cranelift => Facts::of(program),
+            CodeGen::Baseline => Facts::baseline(program),
+        };
         JitProgram::build_from(program, &facts, listing, included, checks, codegen, started)
     }
 
@@ -772,6 +775,23 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// What the baseline code generator needs: no loop analysis and no
+    /// splices (it makes neither fast loop copies nor spliced calls).
+    fn baseline(program: &Program) -> Facts {
+        let initial = Memory::new(program.module());
+        let lists = list_facts(program);
+        let calls = call_graph(program);
+        Facts {
+            constant_elements: Vec::new(),
+            lists,
+            depth_bounds: depth_bounds(&calls),
+            initial,
+            loops: Vec::new(),
+            splices: Splices::none(),
+            recursive: recursive(&calls),
+        }
+    }
+
     fn of(program: &Program) -> Facts {
         let initial = Memory::new(program.module());
         let lists = list_facts(program);

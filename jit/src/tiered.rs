@@ -65,21 +65,19 @@ pub struct TierConfig {
 }
 
 impl TierConfig {
-    /// The default thresholds (`docs/jit.md`, "The tiered backend"): the
-    /// baseline code after 10 calls or 2,000 units of fuel (where the host
-    /// has the baseline generator), Cranelift's after 1,000 calls or
-    /// 100,000 units of fuel, compiled in the background.
+    /// The default thresholds (`docs/jit.md`, "The tiered backend"):
+    /// Cranelift's code after 1,000 calls or 100,000 units of fuel,
+    /// compiled in the background; the baseline code (where the host has
+    /// the baseline generator) after 20,000 units of fuel spent before
+    /// Cranelift's code was asked for, or by the run that asks for it, and
+    /// never by the count of calls.
     pub const DEFAULT: TierConfig = TierConfig {
         call_threshold: 1_000,
         fuel_threshold: 100_000,
         background: true,
-        baseline_call_threshold: if crate::baseline::supported() {
-            10
-        } else {
-            u32::MAX
-        },
+        baseline_call_threshold: u32::MAX,
         baseline_fuel_threshold: if crate::baseline::supported() {
-            2_000
+            20_000
         } else {
             u64::MAX
         },
@@ -571,11 +569,20 @@ impl State {
         if let Some(f) = tier.table.fuel.get(func as usize) {
             let spent = f.load(Ordering::Relaxed).saturating_add(used);
             f.store(spent, Ordering::Relaxed);
+            // Baseline code only while Cranelift's is not on its way, or
+            // when both thresholds are crossed by the same run (a long
+            // run: the next one takes the baseline code while Cranelift
+            // compiles).
+            let cranelift_asked = tier
+                .table
+                .requested
+                .get(func as usize)
+                .is_some_and(|r| r.load(Ordering::Relaxed));
+            if spent > tier.config.baseline_fuel_threshold && !cranelift_asked {
+                tier.request_baseline(func);
+            }
             if spent > tier.config.fuel_threshold {
                 tier.request(func, false);
-            }
-            if spent > tier.config.baseline_fuel_threshold {
-                tier.request_baseline(func);
             }
         }
     }

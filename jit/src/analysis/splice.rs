@@ -84,6 +84,17 @@ pub(crate) struct Splices {
 }
 
 impl Splices {
+    /// No splices at all (the baseline code generator's plan).
+    pub fn none() -> Splices {
+        Splices {
+            nodes: Vec::new(),
+            calls: 0,
+            instructions: 0,
+            lowered: 0,
+            budget: 0,
+        }
+    }
+
     /// The node of the body spliced for the call at `offset` in the body
     /// `node`, or `None` when that call stays a native call.
     pub fn spliced(&self, node: usize, offset: u32) -> Option<usize> {
