@@ -29,7 +29,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::{Memory, Program};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The native code of one CVM function.
@@ -207,7 +207,26 @@ pub struct JitProgram {
     /// What compiling the rest on demand needs, after
     /// [`JitProgram::compile_on_demand`]; `None` otherwise.
     on_demand: Option<Box<OnDemand>>,
+    /// After [`JitProgram::compile_quick`]: Cranelift's compilation of the
+    /// same functions, filled by a background thread; once there, calls
+    /// run its code.
+    upgrade: Option<Arc<OnceLock<Sendable>>>,
 }
+
+/// A finished compilation that may cross threads.
+pub(crate) struct Sendable(pub JitProgram);
+
+// SAFETY: a `JitProgram` is immutable once built: its `JITModule` is not
+// touched again until `Drop` frees the code (when the last owner goes, so
+// no instance can run it), the function pointers address finalized,
+// read-only machine code, and the rest is plain data (the on-demand
+// closures are `OnceLock`s). Moving it to another thread or reading it from
+// several is therefore sound; the raw pointers and the module's `RefCell`
+// are what keep the compiler from seeing that.
+unsafe impl Send for Sendable {}
+// SAFETY: see `Send`: no method of a finished `JitProgram` mutates through
+// a shared reference except by `OnceLock`.
+unsafe impl Sync for Sendable {}
 
 /// The functions a [`JitProgram::compile_on_demand`] left out, compiled
 /// the first time an instance calls one: the analysis of the whole
@@ -217,6 +236,8 @@ pub struct JitProgram {
 struct OnDemand {
     facts: Facts,
     closures: Box<[OnceLock<Option<Box<JitProgram>>>]>,
+    /// The generator of the closures.
+    codegen: CodeGen,
 }
 
 impl std::fmt::Debug for JitProgram {
@@ -533,8 +554,19 @@ impl JitProgram {
     /// assert_eq!(jit.later_compilations().len(), 1);
     /// ```
     pub fn compile_on_demand(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        JitProgram::on_demand_with(program, roots, CodeGen::Cranelift)
+    }
+
+    fn on_demand_with(
+        program: &Program,
+        roots: &[u32],
+        codegen: CodeGen,
+    ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = Facts::of(program);
+        let facts = match codegen {
+            CodeGen::Cranelift => Facts::of(program),
+            CodeGen::Baseline => Facts::baseline(program),
+        };
         let included = call_closure(program, roots);
         let mut jit = JitProgram::build_from(
             program,
@@ -542,12 +574,72 @@ impl JitProgram {
             None,
             Some(&included),
             Checks::ALL,
-            CodeGen::Cranelift,
+            codegen,
             started,
         )?;
         let closures = (0..included.len()).map(|_| OnceLock::new()).collect();
-        jit.on_demand = Some(Box::new(OnDemand { facts, closures }));
+        jit.on_demand = Some(Box::new(OnDemand {
+            facts,
+            closures,
+            codegen,
+        }));
         Ok(jit)
+    }
+
+    /// The JIT backend's compilation for hosts that know their entry points
+    /// ([`crate::Prepared::for_entries`]): the closure of `roots` compiled
+    /// now by the baseline code generator (microseconds; other functions
+    /// by it too, at their first call, as [`JitProgram::compile_on_demand`]
+    /// does), and the same closure compiled by Cranelift on a background
+    /// thread started here. From the embedder's first call after
+    /// Cranelift's code is ready, calls of the functions it has run its
+    /// code; a call already running finishes on the code it started on.
+    /// Results, output, fuel and errors are the same on either code.
+    /// [`JitProgram::stats`] describes the baseline compilation;
+    /// [`JitProgram::upgraded`] says whether Cranelift's code has arrived.
+    /// On a host without the baseline generator this is
+    /// [`JitProgram::compile_on_demand`].
+    pub fn compile_quick(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        if !crate::baseline::supported() {
+            return JitProgram::compile_on_demand(program, roots);
+        }
+        let mut jit = JitProgram::on_demand_with(program, roots, CodeGen::Baseline)?;
+        let cell: Arc<OnceLock<Sendable>> = Arc::new(OnceLock::new());
+        let fill = Arc::clone(&cell);
+        let source = program.clone();
+        let roots = roots.to_vec();
+        let spawned = std::thread::Builder::new()
+            .name("cvm-jit-upgrade".into())
+            .spawn(move || {
+                // The program runs on beside this thread: leave it a core.
+                crate::define::leave_a_core();
+                // A program Cranelift cannot compile keeps the baseline code.
+                if let Ok(fast) = JitProgram::compile_closure(&source, &roots) {
+                    let _ = fill.set(Sendable(fast));
+                }
+            });
+        // Without a thread the baseline code is all there is.
+        if spawned.is_ok() {
+            jit.upgrade = Some(cell);
+        }
+        Ok(jit)
+    }
+
+    /// Whether Cranelift's code of a [`JitProgram::compile_quick`] has
+    /// arrived (false for every other compilation).
+    pub fn upgraded(&self) -> bool {
+        self.upgrade.as_ref().is_some_and(|c| c.get().is_some())
+    }
+
+    /// Waits until Cranelift's code of a [`JitProgram::compile_quick`] has
+    /// arrived or `timeout` has passed; whether it has. For tests and
+    /// measurements: calls never wait.
+    pub fn wait_for_upgrade(&self, timeout: std::time::Duration) -> bool {
+        let start = Instant::now();
+        while self.upgrade.is_some() && !self.upgraded() && start.elapsed() < timeout {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        self.upgraded()
     }
 
     /// The compiled code to run function `func` with: this compilation's,
@@ -556,6 +648,11 @@ impl JitProgram {
     /// function has no native code (a partial compilation, or compiling
     /// it failed), and the call runs on the interpreter.
     pub(crate) fn code_for(&self, func: u32) -> Option<(&JitProgram, CompiledFn)> {
+        if let Some(fast) = self.upgrade.as_deref().and_then(OnceLock::get) {
+            if let Some(&Some(compiled)) = fast.0.functions.get(func as usize) {
+                return Some((&fast.0, compiled));
+            }
+        }
         if let Some(&Some(compiled)) = self.functions.get(func as usize) {
             return Some((self, compiled));
         }
@@ -572,7 +669,7 @@ impl JitProgram {
                     None,
                     Some(&included),
                     Checks::ALL,
-                    CodeGen::Cranelift,
+                    on_demand.codegen,
                     started,
                 )
                 .ok()
@@ -738,6 +835,7 @@ impl JitProgram {
             initial: facts.initial.clone(),
             stats,
             on_demand: None,
+            upgrade: None,
         })
     }
 

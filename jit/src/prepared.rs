@@ -70,11 +70,14 @@ impl Prepared {
 
     /// Prepares `program` for `backend` when the caller knows which
     /// functions it will call: the JIT compiles the closure of `roots` now
-    /// and any other function the first time it is called
-    /// ([`JitProgram::compile_on_demand`]); the other backends are prepared
-    /// as by [`Prepared::new`]. Results, output, fuel and errors are the same
-    /// as with [`Prepared::new`]; only when the compile time is paid
-    /// differs.
+    /// with the baseline code generator, any other function the first time
+    /// it is called, and the closure with Cranelift on a background thread,
+    /// whose code calls run once it is there ([`JitProgram::compile_quick`];
+    /// [`JitProgram::compile_on_demand`] on a host without the baseline
+    /// generator); the other backends are prepared as by [`Prepared::new`].
+    /// Results, output, fuel and errors are the same as with
+    /// [`Prepared::new`]; only when the compile time is paid, and how fast
+    /// the code is until Cranelift's arrives, differ.
     ///
     /// ```
     /// use cvm::{asm, Backend, CollectOutput, NoHost, Program};
@@ -104,7 +107,7 @@ impl Prepared {
     ) -> Result<Prepared, JitError> {
         match backend {
             Backend::Jit => Ok(Prepared {
-                inner: Inner::Jit(Box::new(JitProgram::compile_on_demand(&program, roots)?)),
+                inner: Inner::Jit(Box::new(JitProgram::compile_quick(&program, roots)?)),
             }),
             Backend::Interp | Backend::Auto => Prepared::new(program, backend),
         }

@@ -208,3 +208,78 @@ fn prepared_for_entries_runs_like_the_other_backends() {
         }
     }
 }
+
+/// A global counted up by every call of `main`, and a loop that charges
+/// fuel: the instance's memory and every figure must carry on unchanged
+/// across the switch from baseline code to Cranelift's.
+const COUNTER: &str = "
+.entry main
+.global count 0
+.func main params 0 lists 0 locals 1 stack 2 value
+    incg 0
+    push 0
+    stl 0
+L:
+    incl 0
+    ldl 0
+    push 50
+    jlt L
+    ldg 0
+    ldl 0
+    add
+    retv
+.end
+";
+
+#[test]
+fn quick_compilation_switches_to_cranelift_code_without_a_seam() {
+    let p = program(COUNTER);
+    let jit = JitProgram::compile_quick(&p, &[0]).expect("compiles");
+    if jit::baseline::supported() {
+        let stats = jit.stats();
+        assert_eq!(
+            stats.unoptimized_functions, stats.functions,
+            "baseline code first"
+        );
+    }
+    let mut interp = Interpreter::new(&p);
+    let mut vm = jit.instance();
+    let step = |vm: &mut dyn Vm, interp: &mut Interpreter| {
+        let want = interp
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        let got = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(got, want);
+        assert_eq!(vm.fuel_used(), interp.fuel_used());
+        assert_eq!(vm.memory(), interp.memory());
+        assert!(vm.ran_compiled());
+    };
+    for _ in 0..3 {
+        step(&mut vm, &mut interp);
+    }
+    // A generous bound: only a stalled compiler thread takes this long.
+    assert!(
+        jit.wait_for_upgrade(std::time::Duration::from_secs(60)) || !jit::baseline::supported(),
+        "Cranelift's code never arrived"
+    );
+    for _ in 0..3 {
+        step(&mut vm, &mut interp);
+    }
+    assert_eq!(vm.memory().globals[0], 6);
+}
+
+#[test]
+fn the_jit_backend_of_the_hosts_starts_on_baseline_code() {
+    let p = program(SRC);
+    let prepared = Prepared::for_entries(p, Backend::Jit, &[0]).expect("prepares");
+    let jit = prepared.jit().expect("a JIT compilation");
+    assert_eq!(jit.stats().functions, 2, "main and helper");
+    let mut vm = prepared.instance();
+    let done = vm
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    assert_eq!(done, Completion::Returned(Some(41)));
+    assert!(vm.ran_compiled());
+}
