@@ -5,12 +5,15 @@
 //! at every node), on interp, jit and auto (default thresholds, background
 //! compilation), best of `--rounds` (default 5) interleaved rounds.
 //!
-//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] [--baseline-call-threshold N] [--baseline-fuel-threshold N] [--no-baseline] FILE...`
+//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] [--baseline-call-threshold N] [--baseline-fuel-threshold N] [--no-baseline] [--eager-jit] FILE...`
 //!
 //! `--call-threshold`, `--fuel-threshold` and the two baseline thresholds
 //! replace the auto backend's default thresholds
 //! (`jit::TierConfig::DEFAULT`), for choosing them; `--no-baseline` turns
-//! the baseline tier off.
+//! the baseline tier off. The JIT is prepared as the hosts prepare it
+//! (`Prepared::for_entries`: baseline code first, Cranelift's from the next
+//! call after it arrives); `--eager-jit` compiles everything with Cranelift
+//! before the first call instead (`Prepared::new`).
 
 mod common;
 
@@ -27,12 +30,18 @@ fn measure(
     backend: Backend,
     calls: u32,
     tiers: TierConfig,
+    eager_jit: bool,
 ) -> Result<(Duration, u32), String> {
     let started = Instant::now();
-    let prepared = if backend == Backend::Auto {
-        Prepared::tiered(program.clone(), tiers)
-    } else {
-        Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?
+    // As the hosts prepare (`Prepared::for_entries`: the JIT starts on
+    // baseline code), or with `--eager-jit` everything by Cranelift first.
+    let roots = Prepared::entry_points(program, &[]);
+    let prepared = match backend {
+        Backend::Auto => Prepared::tiered(program.clone(), tiers),
+        Backend::Jit if eager_jit => {
+            Prepared::new(program.clone(), backend).map_err(|e| e.to_string())?
+        }
+        _ => Prepared::for_entries(program.clone(), backend, &roots).map_err(|e| e.to_string())?,
     };
     let mut vm = prepared.instance();
     let mut native = 0;
@@ -83,6 +92,7 @@ fn main() {
     if let Some(n) = option("--baseline-fuel-threshold") {
         tiers.baseline_fuel_threshold = u64::from(n);
     }
+    let eager_jit = args.iter().any(|a| a == "--eager-jit");
     if args.iter().any(|a| a == "--no-baseline") {
         tiers.baseline_call_threshold = u32::MAX;
         tiers.baseline_fuel_threshold = u64::MAX;
@@ -91,8 +101,9 @@ fn main() {
         .iter()
         .enumerate()
         .filter(|(i, a)| {
-            // Every option but `--no-baseline` takes a value.
-            let value = *i > 0 && args[i - 1].starts_with("--") && args[i - 1] != "--no-baseline";
+            // Every option but the two flags takes a value.
+            let flag = |a: &str| a == "--no-baseline" || a == "--eager-jit";
+            let value = *i > 0 && args[i - 1].starts_with("--") && !flag(&args[i - 1]);
             !a.starts_with("--") && !value
         })
         .map(|(_, a)| a)
@@ -119,7 +130,7 @@ fn main() {
                 for k in 0..Backend::ALL.len() {
                     let slot = (k + round as usize) % Backend::ALL.len();
                     let backend = Backend::ALL[slot];
-                    match measure(&program, backend, calls, tiers) {
+                    match measure(&program, backend, calls, tiers, eager_jit) {
                         Ok((d, n)) => {
                             best[slot] = best[slot].min(d);
                             if backend == Backend::Auto {
