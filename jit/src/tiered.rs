@@ -17,7 +17,7 @@
 //! backends at every point of the switch (`docs/jit.md`, "The tiered
 //! backend").
 
-use crate::compile::{CodeGen, CompiledFn, JitProgram};
+use crate::compile::{CodeGen, CompiledFn, JitProgram, Sendable};
 use crate::instance::{constants_intact, layout_matches, Run};
 use crate::stack;
 use cvm::analysis::{list_facts, ListFacts};
@@ -110,24 +110,13 @@ impl Default for TierConfig {
     }
 }
 
-/// A compilation shared between threads.
-struct Shared(JitProgram);
-
-// SAFETY: a `JitProgram` is immutable once built: its `JITModule` is not
-// touched again until `Drop` frees the code (when the last `Arc` goes, so
-// no instance can run it), the function pointers address finalized,
-// read-only machine code, and the rest is plain data. Moving it to another
-// thread or reading it from several is therefore sound; the raw pointers
-// and the module's `RefCell` are what keep the compiler from seeing that.
-unsafe impl Send for Shared {}
-// SAFETY: see `Send`: no method of a finished `JitProgram` mutates through
-// a shared reference.
-unsafe impl Sync for Shared {}
+/// The compiled closures of [`Common`], by root and generator.
+type Closures = HashMap<(u32, CodeGen), Option<Arc<Sendable>>>;
 
 /// Native code for one function: its compilation and its entry.
 #[derive(Clone)]
 struct Native {
-    jit: Arc<Shared>,
+    jit: Arc<Sendable>,
     code: CompiledFn,
     /// Which generator made it: baseline code is replaced by Cranelift's.
     codegen: CodeGen,
@@ -135,7 +124,7 @@ struct Native {
 
 // SAFETY: `code` addresses finalized, read-only machine code owned by
 // `jit`, which this value keeps alive; sharing or moving the addresses
-// between threads is as sound as sharing `jit` (see `Shared`).
+// between threads is as sound as sharing `jit` (see `Sendable`).
 unsafe impl Send for Native {}
 // SAFETY: as for `Send`; nothing in a `Native` is mutable.
 unsafe impl Sync for Native {}
@@ -162,7 +151,7 @@ impl Table {
     /// Makes every function `jit` compiled (by `codegen`) available,
     /// keeping code that is already there unless it is baseline code and
     /// `jit` is Cranelift's.
-    fn install(&self, jit: Arc<Shared>, codegen: CodeGen) {
+    fn install(&self, jit: Arc<Sendable>, codegen: CodeGen) {
         let Ok(mut slots) = self.slots.lock() else {
             return;
         };
@@ -207,7 +196,7 @@ struct Common {
     /// ([`JitProgram::compile_closure`] of that one root), made once and
     /// installed in every table that asks for it; `None` when the closure
     /// cannot be compiled.
-    closures: Mutex<HashMap<(u32, CodeGen), Option<Arc<Shared>>>>,
+    closures: Mutex<Closures>,
     /// How many closures were compiled (by all siblings).
     compilations: AtomicU64,
 }
@@ -228,7 +217,7 @@ impl Common {
     /// The compiled closure of `func`: compiled now, or taken from an
     /// earlier compilation (compilation is a function of the program and
     /// the root alone, so the code is the same either way).
-    fn closure(&self, func: u32, codegen: CodeGen) -> Option<Arc<Shared>> {
+    fn closure(&self, func: u32, codegen: CodeGen) -> Option<Arc<Sendable>> {
         if let Some(done) = self.closures.lock().ok()?.get(&(func, codegen)) {
             return done.clone();
         }
@@ -239,7 +228,7 @@ impl Common {
             CodeGen::Cranelift => JitProgram::compile_closure(&self.program, &[func]),
             CodeGen::Baseline => JitProgram::compile_closure_baseline(&self.program, &[func]),
         };
-        let jit = compiled.ok().map(|jit| Arc::new(Shared(jit)));
+        let jit = compiled.ok().map(|jit| Arc::new(Sendable(jit)));
         self.compilations.fetch_add(1, Ordering::Relaxed);
         let mut closures = self.closures.lock().ok()?;
         closures.entry((func, codegen)).or_insert(jit).clone()
