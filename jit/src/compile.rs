@@ -495,14 +495,16 @@ impl JitProgram {
     /// ignored. The statistics count the compiled functions only, except
     /// the splice figures, which are the whole program's plan.
     pub fn compile_closure(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        JitProgram::closure_with(program, roots, CodeGen::Cranelift)
+    }
+
+    fn closure_with(
+        program: &Program,
+        roots: &[u32],
+        codegen: CodeGen,
+    ) -> Result<JitProgram, JitError> {
         let included = call_closure(program, roots);
-        JitProgram::build(
-            program,
-            None,
-            Some(&included),
-            Checks::ALL,
-            CodeGen::Cranelift,
-        )
+        JitProgram::build(program, None, Some(&included), Checks::ALL, codegen)
     }
 
     /// [`JitProgram::compile_closure`] with the baseline code generator
@@ -511,14 +513,7 @@ impl JitProgram {
         program: &Program,
         roots: &[u32],
     ) -> Result<JitProgram, JitError> {
-        let included = call_closure(program, roots);
-        JitProgram::build(
-            program,
-            None,
-            Some(&included),
-            Checks::ALL,
-            CodeGen::Baseline,
-        )
+        JitProgram::closure_with(program, roots, CodeGen::Baseline)
     }
 
     /// Compiles the closure of `roots` now, like

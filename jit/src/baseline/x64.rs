@@ -254,6 +254,17 @@ impl<'a> Emit<'a> {
             ; push r12
             ; push r13
             ; push r14
+        );
+        // A frame larger than a page touches each page from the top down
+        // first, so it can never skip over a stack guard page (as
+        // Cranelift's inline stack probes do).
+        let mut probe = 4096;
+        while probe < frame {
+            dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp - probe], 0);
+            probe += 4096;
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; sub rsp, frame
             ; mov rbx, rdi
             ; mov r12, rsi
