@@ -113,6 +113,17 @@ impl Prepared {
         }
     }
 
+    /// Prepares `program` for the JIT as [`Prepared::for_entries`] did
+    /// before the JIT started on baseline code: the closure of `roots`
+    /// compiled by Cranelift now, every other function by Cranelift at its
+    /// first call ([`JitProgram::compile_on_demand`]). For measurements of
+    /// Cranelift's code and compile time.
+    pub fn cranelift_for_entries(program: Program, roots: &[u32]) -> Result<Prepared, JitError> {
+        Ok(Prepared {
+            inner: Inner::Jit(Box::new(JitProgram::compile_on_demand(&program, roots)?)),
+        })
+    }
+
     /// The entry points a host that runs the module's entry and calls the
     /// functions named in `hooks` uses, for [`Prepared::for_entries`]: the
     /// entry (if the module has one) and each hook the module defines.
