@@ -226,7 +226,10 @@ mod tests {
         let module = c.module.expect("module");
         let names: Vec<&str> = module.texts.iter().map(|t| t.name.as_str()).collect();
         assert!(names.contains(&"cheg.program.1"), "{names:?}");
-        assert!(module.texts.iter().all(|t| t.text.len() <= cvm::module::MAX_STRING_BYTES));
+        assert!(module
+            .texts
+            .iter()
+            .all(|t| t.text.len() <= cvm::module::MAX_STRING_BYTES));
         let back = from_module(&module).expect("embedded").expect("reads");
         assert_eq!(back.literals, program.literals);
         assert_eq!(back.literals.len(), 60);
