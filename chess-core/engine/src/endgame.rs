@@ -45,6 +45,8 @@ pub use cheg::runtime::score_of;
 const KQK: &str = include_str!("../endgames/kqk.cheg");
 const KRK: &str = include_str!("../endgames/krk.cheg");
 const KBNK: &str = include_str!("../endgames/kbnk.cheg");
+/// The KBNK program's value tables, generated (`che-tablebase`'s example `kbnk_tables`).
+const KBNK_TABLES: &str = include_str!("../endgames/kbnk_tables.cheg");
 const KPK: &str = include_str!("../endgames/kpk.cheg");
 const KPKP: &str = include_str!("../endgames/kpkp.cheg");
 
@@ -57,7 +59,7 @@ const KPKP: &str = include_str!("../endgames/kpkp.cheg");
 pub const BUILTIN: &[(&str, &[&str])] = &[
     ("kqk", &[KQK]),
     ("krk", &[KRK]),
-    ("kbnk", &[KBNK]),
+    ("kbnk", &[KBNK, KBNK_TABLES]),
     ("kpk", &[KPK, KQK]),
     ("kpkp", &[KPKP, KPK, KQK]),
 ];

@@ -6,8 +6,10 @@
 //! reported while the engine plays on. The criterion (every sampled position, depth 2,
 //! both backends) is `#[ignore]`d because it takes minutes; run it with
 //! `cargo test --release -p che-engine --test endgame_playout -- --ignored --nocapture`
-//! (`ENDGAME_SAMPLE=N` sets the sample size; `ENDGAME_ALL_FAILURES=1` prints every failed game,
-//! not only the first three). The comparison with the engine alone is the
+//! (`ENDGAME_SAMPLE=N` sets the sample size; `ENDGAME_SEED=S` another sample's seed, decimal
+//! or `0x` hex, for held-out checks; `ENDGAME_BACKENDS=interp,jit` the backends, both by
+//! default, each played to the end and reported before the test fails; `ENDGAME_ALL_FAILURES=1`
+//! prints every failed game, not only the first three). The comparison with the engine alone is the
 //! experiment harness's `endgame` experiment (`che-lab endgame`). Samples and games come from
 //! `che_tablebase::playout`; the tables from a cache in Cargo's target directory
 //! (`target/tmp/tablebase`, or `$CHE_TABLEBASE_DIR`), generated on first use.
@@ -87,6 +89,18 @@ fn tablebase() -> Tablebase {
     Tablebase::load_or_generate(&dir).expect("the tablebase")
 }
 
+/// The sample's seed: `ENDGAME_SEED` when set (decimal, or hexadecimal after `0x`), else the
+/// criterion's `0x5EED_0018`.
+fn sample_seed() -> u64 {
+    std::env::var("ENDGAME_SEED")
+        .ok()
+        .and_then(|v| match v.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16).ok(),
+            None => v.replace('_', "").parse().ok(),
+        })
+        .unwrap_or(0x5EED_0018)
+}
+
 /// The sample size: `ENDGAME_SAMPLE` when set, else `default`.
 fn sample_size(default: usize) -> usize {
     std::env::var("ENDGAME_SAMPLE")
@@ -115,7 +129,7 @@ fn run_sample(
         games: Vec::new(),
     };
     let started = std::time::Instant::now();
-    let starts = sample(tb, material, want, count, 0x5EED_0018).expect("a sample");
+    let starts = sample(tb, material, want, count, sample_seed()).expect("a sample");
     for start in starts {
         s.positions += 1;
         e.new_game();
@@ -164,21 +178,27 @@ fn depth(d: u32) -> GoParams {
 }
 
 /// The criterion for one ending: every sampled position won (or held) at depth 2 on
-/// both backends. `ENDGAME_SAMPLE` overrides the sample size.
+/// both backends. `ENDGAME_SAMPLE` overrides the sample size, `ENDGAME_SEED` the seed and
+/// `ENDGAME_BACKENDS` (comma-separated) the backends. Every backend plays its whole sample and
+/// is reported before the test fails.
 fn must_win_all(material: Material, want: Want, program: &str, count: usize) {
     let tb = tablebase();
     let count = sample_size(count);
-    for backend in ["interp", "jit"] {
+    let backends = std::env::var("ENDGAME_BACKENDS").unwrap_or_else(|_| "interp,jit".into());
+    let mut failed = Vec::new();
+    for backend in backends.split(',').map(str::trim).filter(|b| !b.is_empty()) {
         let s = run_sample(&tb, material, want, program, backend, count, &depth(2));
-        assert!(
-            s.failures.is_empty(),
-            "{} {backend}: {} failures, first: {:?}",
-            material.name(),
-            s.failures.len(),
-            s.failures.first()
-        );
-        assert_eq!(s.won, count);
+        if !s.failures.is_empty() || s.won != count {
+            failed.push(format!(
+                "{} {backend}: {} of {count} won, {} failures, first: {:?}",
+                material.name(),
+                s.won,
+                s.failures.len(),
+                s.failures.first()
+            ));
+        }
     }
+    assert!(failed.is_empty(), "{failed:?}");
 }
 
 #[test]

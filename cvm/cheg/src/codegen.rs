@@ -77,7 +77,9 @@ pub fn generate(program: &Program, file: &str) -> Result<Module, BuildError> {
         .iter()
         .position(|v| v == "SIDE")
         .and_then(|i| globals.get(i).copied());
-    m.text(crate::embed::TEXT_NAME, &crate::embed::describe(program))?;
+    for (name, part) in crate::embed::parts(&crate::embed::describe(program)) {
+        m.text(&name, part)?;
+    }
     let main = m.declare_function(MAIN, 0, 0, false)?;
     let body = m.declare_function(BODY, 2, 0, true)?;
     m.set_entry(main);

@@ -6,7 +6,11 @@
 //!
 //! The text is line based: `cheg 1`, `tags N`, one `entry` line per ENTRY
 //! (`entry Q R B N P Q R B N P DIFF START`, DIFF being `-`, `=m`, `<m` or
-//! `>m`) and one `literal` line per literal in source form.
+//! `>m`) and one `literal` line per literal in source form. A module text
+//! holds at most `cvm::module::MAX_STRING_BYTES` bytes; a longer description
+//! (a program with large tables of literals) is cut at line ends into parts,
+//! the first named `cheg.program`, the next `cheg.program.1`, `cheg.program.2`
+//! and so on, read back joined in that order.
 
 use crate::ast::{Entry, Literal, PawnDiff, Program, SideMaterial, Tag};
 use cvm::Module;
@@ -65,11 +69,46 @@ pub fn describe(program: &Program) -> String {
     out
 }
 
-/// Reads the description back from a module; `None` when the module was
-/// not compiled from CHEG.
+/// The module texts that carry `description`: `(name, text)` pairs, each
+/// text within `cvm::module::MAX_STRING_BYTES` bytes and cut after a line's
+/// end (a single line longer than that is left whole, for the module's own
+/// check to refuse).
+pub fn parts(description: &str) -> Vec<(String, &str)> {
+    let max = cvm::module::MAX_STRING_BYTES;
+    let mut out = Vec::new();
+    let mut rest = description;
+    while !rest.is_empty() || out.is_empty() {
+        let cut = if rest.len() <= max {
+            rest.len()
+        } else {
+            match rest[..=max].rfind('\n') {
+                Some(i) => i + 1,
+                None => rest.find('\n').map_or(rest.len(), |i| i + 1),
+            }
+        };
+        let name = match out.len() {
+            0 => TEXT_NAME.to_string(),
+            n => format!("{TEXT_NAME}.{n}"),
+        };
+        out.push((name, &rest[..cut]));
+        rest = &rest[cut..];
+    }
+    out
+}
+
+/// Reads the description back from a module (joining its parts, see
+/// [`parts`]); `None` when the module was not compiled from CHEG.
 pub fn from_module(module: &Module) -> Option<Result<Program, EmbedError>> {
-    let text = module.texts.iter().find(|t| t.name == TEXT_NAME)?;
-    Some(parse(&text.text))
+    let first = module.texts.iter().find(|t| t.name == TEXT_NAME)?;
+    let mut text = first.text.clone();
+    for n in 1.. {
+        let name = format!("{TEXT_NAME}.{n}");
+        match module.texts.iter().find(|t| t.name == name) {
+            Some(t) => text.push_str(&t.text),
+            None => break,
+        }
+    }
+    Some(parse(&text))
 }
 
 /// Reads a description (the text of `cheg.program`).
@@ -170,5 +209,29 @@ mod tests {
         assert!(parse("cheg 1\nliteral (1,\n").is_err());
         assert!(parse("cheg 1\nentry 0 0 0 0 0 0 0 0 0 0 \u{e9}5 0\n").is_err());
         assert!(parse("cheg 1\nentry 0 0 0 0 0 0 0 0 0 0 =5 0\n").is_ok());
+    }
+
+    /// Literals beyond one module text's size: the description is carried in
+    /// several texts and read back whole.
+    #[test]
+    fn long_descriptions_are_split_and_joined() {
+        let row: Vec<String> = (0..500).map(|i| (i * 7919 % 1000).to_string()).collect();
+        let mut src = String::from("ENTRY Q,K\n");
+        for k in 0..60 {
+            src.push_str(&format!("L{k}:\tRETURN \"({},{k})\n", row.join(",")));
+        }
+        src.push_str("END\n");
+        let c = crate::compile_str("big.cheg", &src);
+        let program = c.program.expect("compiles");
+        let module = c.module.expect("module");
+        let names: Vec<&str> = module.texts.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.contains(&"cheg.program.1"), "{names:?}");
+        assert!(module
+            .texts
+            .iter()
+            .all(|t| t.text.len() <= cvm::module::MAX_STRING_BYTES));
+        let back = from_module(&module).expect("embedded").expect("reads");
+        assert_eq!(back.literals, program.literals);
+        assert_eq!(back.literals.len(), 60);
     }
 }
