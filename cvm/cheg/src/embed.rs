@@ -81,7 +81,9 @@ pub fn parts(description: &str) -> Vec<(String, &str)> {
         let cut = if rest.len() <= max {
             rest.len()
         } else {
-            match rest[..=max].rfind('\n') {
+            // Bytes, not `str` slicing: `max` need not be a character
+            // boundary, and a cut just after a newline always is.
+            match rest.as_bytes()[..=max].iter().rposition(|&b| b == b'\n') {
                 Some(i) => i + 1,
                 None => rest.find('\n').map_or(rest.len(), |i| i + 1),
             }
