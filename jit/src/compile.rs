@@ -273,6 +273,18 @@ pub enum CodeGen {
     Baseline,
 }
 
+impl CodeGen {
+    /// The generators this host has: Cranelift, and the baseline
+    /// generator where [`crate::baseline::supported`].
+    pub fn available() -> &'static [CodeGen] {
+        if crate::baseline::supported() {
+            &[CodeGen::Cranelift, CodeGen::Baseline]
+        } else {
+            &[CodeGen::Cranelift]
+        }
+    }
+}
+
 /// The inline checks the lowering emits: all of them except in a
 /// measurement build ([`JitProgram::compile_unchecked`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -558,10 +570,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = match codegen {
-            CodeGen::Cranelift => Facts::of(program),
-            CodeGen::Baseline => Facts::baseline(program),
-        };
+        let facts = Facts::for_codegen(program, codegen);
         let included = call_closure(program, roots);
         let mut jit = JitProgram::build_from(
             program,
@@ -765,10 +774,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = match codegen {
-            CodeGen::Cranelift => Facts::of(program),
-            CodeGen::Baseline => Facts::baseline(program),
-        };
+        let facts = Facts::for_codegen(program, codegen);
         JitProgram::build_from(program, &facts, listing, included, checks, codegen, started)
     }
 
@@ -868,9 +874,21 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
-    /// What the baseline code generator needs: no loop analysis and no
-    /// splices (it makes neither fast loop copies nor spliced calls).
-    fn baseline(program: &Program) -> Facts {
+    /// What `codegen` needs: [`Facts::common`] for the baseline
+    /// generator, with the loop analysis and the splice plan for Cranelift.
+    fn for_codegen(program: &Program, codegen: CodeGen) -> Facts {
+        let mut facts = Facts::common(program);
+        if codegen == CodeGen::Cranelift {
+            facts.analyse_code(program);
+        }
+        facts
+    }
+
+    /// The facts both generators need: the initial memory, the list facts
+    /// and the call graph's depth bounds and recursion; no loops and no
+    /// splices (the baseline generator makes neither fast loop copies nor
+    /// spliced calls).
+    fn common(program: &Program) -> Facts {
         let initial = Memory::new(program.module());
         let lists = list_facts(program);
         let calls = call_graph(program);
@@ -885,31 +903,22 @@ impl Facts {
         }
     }
 
-    fn of(program: &Program) -> Facts {
-        let initial = Memory::new(program.module());
-        let lists = list_facts(program);
+    /// What Cranelift's lowering adds: the counted loops, the splice plan
+    /// and the distinct elements of the constant lists.
+    fn analyse_code(&mut self, program: &Program) {
         let known = Lists {
-            initial: &initial,
-            constant: &lists.constant,
+            initial: &self.initial,
+            constant: &self.lists.constant,
         };
-        let loops: Vec<Vec<CountedLoop>> = program
+        self.loops = program
             .module()
             .functions
             .iter()
             .zip(program.function_infos())
             .map(|(f, info)| counted_loops(f, info, &program.module().texts, known))
             .collect();
-        let splices = splice::plan(program, &loops);
-        let calls = call_graph(program);
-        Facts {
-            constant_elements: constant_elements(&lists, &initial),
-            lists,
-            depth_bounds: depth_bounds(&calls),
-            initial,
-            loops,
-            splices,
-            recursive: recursive(&calls),
-        }
+        self.splices = splice::plan(program, &self.loops);
+        self.constant_elements = constant_elements(&self.lists, &self.initial);
     }
 }
 

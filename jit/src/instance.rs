@@ -151,16 +151,7 @@ impl<'j> Vm for JitInstance<'j> {
         self.ran_compiled = false;
         self.loop_entries = LoopEntries::default();
         let module = self.jit.program.module();
-        // A call without arguments to a function without parameters (the
-        // usual entry) needs no more checking than that.
-        let no_params = args.is_empty()
-            && module
-                .functions
-                .get(func as usize)
-                .is_some_and(|f| f.arity() == 0);
-        if !no_params {
-            check_call_args(module, func, args)?;
-        }
+        check_call_args(module, func, args)?;
         // Memory needs a look only after the embedder or the interpreter
         // had it, or when the program can write through list parameters;
         // the common call skips both checks.

@@ -235,6 +235,26 @@ impl Common {
     }
 }
 
+/// Marks function `func` as asked for in `flags`; true the first time
+/// only (and false for a function out of range).
+fn first_request(flags: &[AtomicBool], func: u32) -> bool {
+    let Some(flag) = flags.get(func as usize) else {
+        return false;
+    };
+    // A plain load first: a hot function is asked for at every call after
+    // its threshold, and a swap would write each time.
+    !(flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed))
+}
+
+/// Compiles the closure of `func` with `codegen` (or takes a sibling's)
+/// and installs it in `table`; a closure that cannot be compiled leaves
+/// the function where it runs now.
+fn compile_and_install(common: &Common, table: &Table, func: u32, codegen: CodeGen) {
+    if let Some(jit) = common.closure(func, codegen) {
+        table.install(jit, codegen);
+    }
+}
+
 /// The background compiler: a thread taking function indices.
 struct Worker {
     requests: Sender<u32>,
@@ -422,35 +442,21 @@ impl TieredProgram {
     /// says so or no thread can be started. Each function is asked for
     /// once.
     fn request(&self, func: u32, synchronous: bool) {
-        let Some(flag) = self.table.requested.get(func as usize) else {
-            return;
-        };
-        // A plain load first: a hot function is asked for at every call
-        // after its threshold, and a swap would write each time.
-        if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
+        if !first_request(&self.table.requested, func) {
             return;
         }
         if !synchronous && self.config.background && self.send(func) {
             return;
         }
-        // A program that cannot be compiled stays on the interpreter.
-        if let Some(jit) = self.common.closure(func, CodeGen::Cranelift) {
-            self.table.install(jit, CodeGen::Cranelift);
-        }
+        compile_and_install(&self.common, &self.table, func, CodeGen::Cranelift);
     }
 
     /// Compiles function `func` (and its callees) with the baseline
     /// generator, here and now, unless it was asked for before or has
     /// code already.
     fn request_baseline(&self, func: u32) {
-        let Some(flag) = self.table.requested_baseline.get(func as usize) else {
-            return;
-        };
-        if flag.load(Ordering::Relaxed) || flag.swap(true, Ordering::Relaxed) {
-            return;
-        }
-        if let Some(jit) = self.common.closure(func, CodeGen::Baseline) {
-            self.table.install(jit, CodeGen::Baseline);
+        if first_request(&self.table.requested_baseline, func) {
+            compile_and_install(&self.common, &self.table, func, CodeGen::Baseline);
         }
     }
 
@@ -480,9 +486,7 @@ impl TieredProgram {
                     // leave it a core.
                     crate::define::leave_a_core();
                     for func in jobs {
-                        if let Some(jit) = common.closure(func, CodeGen::Cranelift) {
-                            table.install(jit, CodeGen::Cranelift);
-                        }
+                        compile_and_install(&common, &table, func, CodeGen::Cranelift);
                     }
                 });
             match spawned {
@@ -810,16 +814,7 @@ impl Vm for TieredInstance<'_> {
         self.ran_compiled = false;
         let tier = self.tier;
         let module = tier.common.program.module();
-        // A call without arguments to a function without parameters (the
-        // usual entry) needs no more checking than that.
-        let no_params = args.is_empty()
-            && module
-                .functions
-                .get(func as usize)
-                .is_some_and(|f| f.arity() == 0);
-        if !no_params {
-            check_call_args(module, func, args)?;
-        }
+        check_call_args(module, func, args)?;
         self.state.note_call(tier, func, 1);
         let sampling =
             self.state.generation == 0 && tier.config.background && tier.config.switch_at.is_none();

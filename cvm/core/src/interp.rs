@@ -1185,6 +1185,7 @@ impl Vm for Interpreter<'_> {
 
 /// Checks the embedder's arguments against the function's parameters (both
 /// backends use it, so they refuse bad calls with the same message).
+#[inline]
 pub fn check_call_args(module: &Module, func: u32, args: &[i32]) -> Result<(), RuntimeError> {
     let bad = |m: String| RuntimeError {
         kind: TrapKind::BadCall(m),

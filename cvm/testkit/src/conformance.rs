@@ -304,12 +304,8 @@ impl Case {
     pub fn check_switch_points(&self) -> Result<usize, String> {
         let program = Program::new(self.module.clone())
             .map_err(|e| format!("{}: does not verify: {e}", self.name))?;
-        let mut codegens = vec![jit::CodeGen::Cranelift];
-        if jit::baseline::supported() {
-            codegens.push(jit::CodeGen::Baseline);
-        }
         let mut tried = 0;
-        for codegen in codegens {
+        for &codegen in jit::CodeGen::available() {
             for at in 0.. {
                 let config = jit::TierConfig::switch_at_with(at, codegen);
                 let prepared = Prepared::tiered(program.clone(), config);

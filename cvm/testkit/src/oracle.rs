@@ -434,11 +434,7 @@ pub fn check_switch_points(
 ) -> Result<u64, String> {
     let want = run(Backend::Interp, program, scenario)?;
     let mut reached = 0;
-    let mut codegens = vec![jit::CodeGen::Cranelift];
-    if jit::baseline::supported() {
-        codegens.push(jit::CodeGen::Baseline);
-    }
-    for codegen in codegens {
+    for &codegen in jit::CodeGen::available() {
         // Each switch point is a sibling of the first, so that a closure
         // is compiled once and its code reused at every later switch into
         // it.
