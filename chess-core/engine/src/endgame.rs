@@ -610,4 +610,38 @@ mod node_tests {
             }
         }
     }
+
+    /// The KBNK program's piece check at a node (our side to move): a fork that no move of ours
+    /// undoes is a piece lost (1000, below every estimate of the distance to mate), a fork that
+    /// one move undoes keeps an estimate; the same on both backends and for either colour.
+    #[test]
+    fn kbnk_values_a_lost_piece_below_every_estimate() {
+        let mut p = EndgameProgram::load(&EndgameSource::Builtin("kbnk"))
+            .expect("loads")
+            .expect("a program");
+        let cases = [
+            // The bare king c4 attacks the bishop b4 (guarded by the knight) and the knight d3
+            // (unguarded); a knight's move leaves the bishop, a bishop's move the knight, and our
+            // king b6 guards neither square it can reach: lost.
+            ("8/8/1K6/8/1Bk5/3N4/8/8 w - - 0 1", true),
+            ("8/8/3n4/1bK5/8/1k6/8/8 b - - 0 1", true),
+            // The bare king c8 attacks the bishop d8 (unguarded) and the knight c7 (guarded by
+            // the bishop); Ne6 guards the bishop from a square the king does not reach: saved.
+            ("2kB4/2N5/8/8/8/1K6/8/8 w - - 0 1", false),
+            ("8/8/1k6/8/8/8/2n5/2Kb4 b - - 0 1", false),
+        ];
+        for backend in [Backend::Interp, Backend::Jit] {
+            p.prepare(backend).expect("prepares");
+            let mut hook = NodeHook::new(&p, backend, Colour::White, NODE_FUEL).expect("hook");
+            for (fen, lost) in cases {
+                let pos = Position::from_fen(fen).expect("fen");
+                let v = hook.value(&pos, 1).expect("runs").expect("a value");
+                if lost {
+                    assert_eq!(v, 1000, "{backend:?} {fen}");
+                } else {
+                    assert!((7000..9000).contains(&v), "{backend:?} {fen}: {v}");
+                }
+            }
+        }
+    }
 }

@@ -21,7 +21,13 @@
 //! - `NET`: the worst escape square (0..7, files plus ranks from a mating corner, the worst
 //!   square the bare king reaches in two steps over squares our men do not attack) x the bare
 //!   king's free squares (0..8);
-//! - `HUNG`: the minor pieces next to the bare king that nothing guards (0..2) x a fork (0, 1).
+//! - `HUNG`: the minor pieces next to the bare king that nothing guards (0..2) x a fork (0, 1)
+//!   x the moves of ours that leave nothing hanging (0 when nothing hangs, else 1, 2, or 3
+//!   for three or more).
+//!
+//! With a piece hanging and no move of ours that leaves nothing hanging, the piece is lost: the
+//! value is 1000 instead, below every estimate (the program's NSAVE), and such positions are
+//! left out of the fit.
 //!
 //! The tables are fitted by least squares (backfitting: each table in turn set to the mean
 //! residual of its cells, shrunk by five samples) to the table's distance to mate of positions
@@ -32,13 +38,23 @@
 //! to those collected so far: "dataset aggregation"), starting from games played with tables
 //! fitted to random positions only. 200,000 random won positions weigh a tenth each throughout.
 //! Each round's tables are scored on a validation sample (a seed of its own; neither is the
-//! engine test's) by playing the program's rule in this process; the best round is written.
+//! engine test's) by playing the program's rule in this process; the best round (the most
+//! games won, then the fewest moves) is kept.
+//!
+//! Then *decision training* corrects the choices themselves: the program plays a larger
+//! training sample (32,000 positions, the same seed), and wherever its move is not one of the
+//! table's fastest (a longer distance to mate after it than after the best move), the three
+//! large tables' cells of the chosen move's worst leaf go up by half a ply (a longer estimate)
+//! and those of the best fastest move's worst leaf down by as much (a perceptron step). Six
+//! passes; after each the validation sample is played, and the best tables (the fitted ones or
+//! a pass, by the same order) are written.
 //!
 //! The program's rule, played here as the engine plays it at `go depth 2`: every legal move
 //! (our king's first, then the knight's, then the bishop's; the first of equal scores kept),
 //! scored by its worst reply's value; mate scores above everything, a stalemate, a dead draw by
 //! material or a return to a position of the game 0. The value is the program's: 9000 for a
-//! mate in two found by the program's own small search, else 8000 minus the tables' sum.
+//! mate in two found by the program's own small search, 1000 for a piece lost, else 8000 minus
+//! the tables' sum.
 //! Everything is deterministic: the same arguments write the same file.
 
 use che_tablebase::playout::{play_out, sample, End, Want};
@@ -288,8 +304,57 @@ fn mate_in_two(m: &Men) -> bool {
     })
 }
 
+/// A minor piece next to the bare king that nothing guards (the program's NHANG).
+fn hanging(m: &Men) -> bool {
+    (dist(m.x, m.z) <= 1 && !att(m.z, Some(m.a), Some(m.z), Some(m.y)))
+        || (dist(m.x, m.y) <= 1 && !att(m.y, Some(m.a), Some(m.z), Some(m.y)))
+}
+
+/// The program's NSAVE (our side to move): the moves of ours after which nothing hangs,
+/// counted up to `cap`. Our king's steps (not onto our men, not next to the bare king), the
+/// knight's jumps, the bishop's moves along its lines up to the first man, in that order.
+fn savers(m: &Men, cap: usize) -> usize {
+    let mut n = 0;
+    let mut count = |after: Men| {
+        if !hanging(&after) {
+            n += 1;
+        }
+        n >= cap
+    };
+    for d in KING_STEPS {
+        let t = (m.a.0 + d.0, m.a.1 + d.1);
+        if on_board(t) && t != m.y && t != m.z && dist(t, m.x) >= 2 && count(Men { a: t, ..*m }) {
+            return cap;
+        }
+    }
+    for d in KNIGHT_JUMPS {
+        let t = (m.z.0 + d.0, m.z.1 + d.1);
+        if on_board(t) && t != m.a && t != m.y && t != m.x && count(Men { z: t, ..*m }) {
+            return cap;
+        }
+    }
+    for d in BISHOP_LINES {
+        let mut t = (m.y.0 + d.0, m.y.1 + d.1);
+        while on_board(t) && t != m.a && t != m.z && t != m.x {
+            if count(Men { y: t, ..*m }) {
+                return cap;
+            }
+            t = (t.0 + d.0, t.1 + d.1);
+        }
+    }
+    n
+}
+
+/// A piece lost (our side to move): one hangs and every move of ours leaves one hanging.
+fn lost(m: &Men) -> bool {
+    hanging(m) && savers(m, 1) == 0
+}
+
+/// The value of a position where a piece is lost (the program's NSAVE found no move).
+const LOST: i64 = 1000;
+
 /// Table sizes: XAN, XNB, XAB, NET, HUNG.
-const SIZES: [usize; 5] = [20 * 64 * 64, 20 * 64 * 32, 20 * 64 * 32, 8 * 9, 3 * 2];
+const SIZES: [usize; 5] = [20 * 64 * 64, 20 * 64 * 32, 20 * 64 * 32, 8 * 9, 3 * 2 * 4];
 
 /// The first index of each file's squares of the bare king's triangle.
 const X_OFFSET: [i32; 4] = [0, 8, 14, 18];
@@ -308,11 +373,12 @@ fn cells(c: &Men) -> [u32; 5] {
         ((xi * 64 + n) * 32 + b) as u32,
         ((xi * 64 + a) * 32 + b) as u32,
         (e * 9 + mob) as u32,
-        (hung * 2 + fork) as u32,
+        ((hung * 2 + fork) * 4 + if hung > 0 { savers(c, 3) } else { 0 }) as u32,
     ]
 }
 
 /// The value tables in tenths of a ply, with the constant.
+#[derive(Clone)]
 struct Tables {
     constant: i32,
     t: Vec<Vec<i32>>,
@@ -324,16 +390,36 @@ impl Tables {
         if nbad(m.x) <= 1 && dist(m.a, m.x) <= 2 && mate_in_two(m) {
             return 9000;
         }
+        if lost(m) {
+            return LOST;
+        }
         let cl = cells(&canonical(m));
         let sum: i32 = self.constant + (0..5).map(|k| self.t[k][cl[k] as usize]).sum::<i32>();
         8000 - i64::from(sum)
+    }
+
+    /// Adds `delta` to the cells of the three large tables that value `m`.
+    fn shift(&mut self, m: &Men, delta: i32) {
+        let cl = cells(&canonical(m));
+        for (t, &c) in self.t.iter_mut().zip(&cl).take(3) {
+            t[c as usize] += delta;
+        }
     }
 }
 
 const MATE: i64 = 1_000_000;
 
-/// The program's choice at `go depth 2`; `seen` holds the hashes of the game's positions.
-fn choose(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> Move {
+/// A move as the program scores it at `go depth 2`: its worst reply's value, and the men of that
+/// reply's position when the value came from the tables (for decision training).
+struct Scored {
+    mv: Move,
+    score: i64,
+    leaf: Option<Men>,
+}
+
+/// Every legal move scored as the program scores it, in the order of its tries; `seen` holds
+/// the hashes of the game's positions.
+fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> Vec<Scored> {
     let order = |m: &Move| {
         let kind = match pos.kind_on(m.from()) {
             Some(PieceKind::King) => 0,
@@ -344,36 +430,132 @@ fn choose(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> M
     };
     let mut moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
     moves.sort_by_key(order);
-    let mut best = (moves[0], i64::MIN);
-    for m in moves {
-        let p1 = pos.after(m);
-        let replies = p1.legal_moves();
-        let score = if replies.is_empty() {
-            if p1.is_check() {
-                return m;
+    moves
+        .into_iter()
+        .map(|mv| {
+            let p1 = pos.after(mv);
+            let replies = p1.legal_moves();
+            if replies.is_empty() {
+                let score = if p1.is_check() { MATE } else { 0 };
+                return Scored {
+                    mv,
+                    score,
+                    leaf: None,
+                };
             }
-            0
-        } else if seen.contains(&p1.hash()) {
-            0
-        } else {
-            replies
-                .iter()
-                .map(|&r| {
-                    let p2 = p1.after(r);
-                    if p2.is_insufficient_material() || seen.contains(&p2.hash()) {
-                        0
-                    } else {
-                        men(&p2, us).map_or(0, |mm| tables.value(&mm))
+            if seen.contains(&p1.hash()) {
+                return Scored {
+                    mv,
+                    score: 0,
+                    leaf: None,
+                };
+            }
+            let mut worst = Scored {
+                mv,
+                score: MATE,
+                leaf: None,
+            };
+            for &r in replies.iter() {
+                let p2 = p1.after(r);
+                let (score, leaf) = match men(&p2, us) {
+                    Some(mm) if !p2.is_insufficient_material() && !seen.contains(&p2.hash()) => {
+                        let v = tables.value(&mm);
+                        (v, (v != 9000 && v != LOST).then_some(mm))
                     }
-                })
-                .min()
-                .unwrap_or(MATE)
-        };
-        if score > best.1 {
-            best = (m, score);
+                    _ => (0, None),
+                };
+                if score < worst.score {
+                    worst = Scored { mv, score, leaf };
+                }
+            }
+            worst
+        })
+        .collect()
+}
+
+/// The index of the program's choice among `scores`: the first of the highest.
+fn chosen(scores: &[Scored]) -> usize {
+    let mut best = 0;
+    for (i, s) in scores.iter().enumerate() {
+        if s.score > scores[best].score {
+            best = i;
         }
     }
-    best.0
+    best
+}
+
+/// The program's choice at `go depth 2`; `seen` holds the hashes of the game's positions.
+fn choose(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> Move {
+    let scores = scored(pos, seen, us, tables);
+    scores[chosen(&scores)].mv
+}
+
+/// The hashes of the positions of a game so far.
+fn seen_in(start: &Position, moves: &[Move]) -> HashSet<u64> {
+    let mut seen = HashSet::new();
+    let mut p = *start;
+    seen.insert(p.hash());
+    for &m in moves {
+        p = p.after(m);
+        seen.insert(p.hash());
+    }
+    seen
+}
+
+/// The training sample's size (seed `0x1234`) for the rounds of dataset aggregation.
+const TRAINING: usize = 4000;
+
+/// The decision training's sample (the same seed, so it begins with the training sample): the
+/// passes are cheap, and the rare starts where a piece is lost early need many games to show.
+const DECISION_TRAINING: usize = 32_000;
+
+/// Rounds of dataset aggregation.
+const ROUNDS: usize = 10;
+
+/// Passes of decision training.
+const PASSES: usize = 6;
+
+/// Half a ply: the step of decision training, in the tables' tenths of a ply.
+const STEP: i32 = 5;
+
+/// One pass of decision training over `starts`: the program plays each game with the tables as
+/// they are being changed; at every choice whose distance to mate (the table's, after the move)
+/// is longer than the best move's, the chosen move's worst leaf is moved down (its cells of the
+/// three large tables up by [`STEP`]) and the best move's up (the fastest moves' highest
+/// scored). Returns the number of such choices.
+fn train_decisions(
+    tb: &Tablebase,
+    starts: &[che_tablebase::playout::Start],
+    tables: &mut Tables,
+) -> usize {
+    let mut wrong = 0;
+    for st in starts {
+        let us = st.position.side_to_move();
+        play_out(tb, &st.position, Want::Won, |pos, moves| {
+            let scores = scored(pos, &seen_in(&st.position, moves), us, tables);
+            let c = chosen(&scores);
+            let distance = |m: Move| match tb.probe(&pos.after(m)) {
+                Some(Outcome::Loss { plies }) => u32::from(plies),
+                _ => u32::MAX,
+            };
+            let d: Vec<u32> = scores.iter().map(|s| distance(s.mv)).collect();
+            let fastest = d.iter().copied().min().unwrap_or(u32::MAX);
+            if d[c] > fastest {
+                wrong += 1;
+                let best = (0..scores.len())
+                    .filter(|&i| d[i] == fastest)
+                    .max_by_key(|&i| (scores[i].score, std::cmp::Reverse(i)));
+                if let Some(leaf) = best.and_then(|b| scores[b].leaf) {
+                    tables.shift(&leaf, -STEP);
+                }
+                if let Some(leaf) = scores[c].leaf {
+                    tables.shift(&leaf, STEP);
+                }
+            }
+            Ok((scores[c].mv, 0))
+        });
+    }
+    wrong
 }
 
 /// Plays the program's rule from every start against the table; returns the games won, the
@@ -389,14 +571,7 @@ fn play(
     for st in starts {
         let us = st.position.side_to_move();
         let game = play_out(tb, &st.position, Want::Won, |pos, moves| {
-            let mut seen = HashSet::new();
-            let mut p = st.position;
-            seen.insert(p.hash());
-            for &m in moves {
-                p = p.after(m);
-                seen.insert(p.hash());
-            }
-            Ok((choose(pos, &seen, us, tables), 0))
+            Ok((choose(pos, &seen_in(&st.position, moves), us, tables), 0))
         });
         if let End::Mate { moves } = game.end {
             won += 1;
@@ -445,6 +620,9 @@ fn collect(tb: &Tablebase, games: &[(Position, Vec<Move>)], rows: &mut Vec<Row>)
                             continue;
                         }
                         let Some(mm) = men(&p2, us) else { continue };
+                        if lost(&mm) {
+                            continue;
+                        }
                         match tb.probe(&p2) {
                             Some(Outcome::Win { plies }) => add(rows, &mm, f32::from(plies), 1.0),
                             Some(Outcome::Draw) => add(rows, &mm, DRAWN_PLIES, 1.0),
@@ -600,7 +778,8 @@ fn cheg(tables: &Tables) -> String {
     let _ = writeln!(
         s,
         ";\n; NET (the worst escape square times 9 plus the free squares, + 1) and HUNG\n\
-         ; (the loose pieces times 2 plus the fork, + 1), and the constant.\n\
+         ; (at (the loose pieces times 2 plus the fork) times 4 plus the moves that save\n\
+         ; both pieces, + 1), and the constant.\n\
          NTNET:  RETURN \"({})\nNTHUNG: RETURN \"({})\nNTC:    RETURN \"{}\nEND",
         list(&tables.t[3]),
         list(&tables.t[4]),
@@ -675,14 +854,15 @@ fn main() {
         return;
     }
     let tb = Tablebase::load_or_generate(&dir).expect("the tablebase");
-    let train = sample(&tb, Material::Kbnk, Want::Won, 1000, 0x1234).expect("a sample");
+    let train = sample(&tb, Material::Kbnk, Want::Won, TRAINING, 0x1234).expect("a sample");
     let validate = sample(&tb, Material::Kbnk, Want::Won, 500, 0x7777).expect("a sample");
     let mut rows = Vec::new();
     random_wins(&tb, 200_000, 4242, &mut rows, 0.1);
     let (c, t) = fit(&rows);
     let mut tables = rounded(c, &t);
-    let mut best: Option<(usize, Tables)> = None;
-    for round in 0..6 {
+    // The best tables so far: the most games won, then the fewest moves.
+    let mut best: Option<((usize, std::cmp::Reverse<u64>), Tables)> = None;
+    for round in 0..ROUNDS {
         let (_, _, games) = play(&tb, &train, &tables);
         collect(&tb, &games, &mut rows);
         let (c, t) = fit(&rows);
@@ -694,12 +874,29 @@ fn main() {
             validate.len(),
             moves as f64 / won.max(1) as f64
         );
-        if best.as_ref().is_none_or(|b| won > b.0) {
-            best = Some((won, rounded(c, &t)));
+        let key = (won, std::cmp::Reverse(moves));
+        if best.as_ref().is_none_or(|b| key > b.0) {
+            best = Some((key, tables.clone()));
         }
     }
-    let (won, tables) = best.expect("a round");
-    eprintln!("writing the tables of the best round ({won} won)");
+    let (mut key, mut tables) = best.expect("a round");
+    eprintln!("the best round: {} won", key.0);
+    let many = sample(&tb, Material::Kbnk, Want::Won, DECISION_TRAINING, 0x1234).expect("a sample");
+    let mut trained = tables.clone();
+    for pass in 1..=PASSES {
+        let wrong = train_decisions(&tb, &many, &mut trained);
+        let (w, moves, _) = play(&tb, &validate, &trained);
+        eprintln!(
+            "decision training {pass}: {wrong} slower choices, validation {w}/{} won, {:.1} moves",
+            validate.len(),
+            moves as f64 / w.max(1) as f64
+        );
+        if (w, std::cmp::Reverse(moves)) > key {
+            key = (w, std::cmp::Reverse(moves));
+            tables = trained.clone();
+        }
+    }
+    eprintln!("writing the tables ({} won)", key.0);
     if let Some(raw) = raw {
         std::fs::write(raw, raw_text(&tables)).expect("write the raw tables");
     }
