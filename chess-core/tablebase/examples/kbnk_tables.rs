@@ -29,6 +29,10 @@
 //! value is 1000 instead, below every estimate (the program's NSAVE), and such positions are
 //! left out of the fit.
 //!
+//! The tables are kept symmetric where the frame is not unique (the bare king on an edge of its
+//! triangle, where the symmetry that keeps its square gives a second frame; the program picks
+//! the other one when Black is to move, since it sees the board from the side to move).
+//!
 //! The tables are fitted by least squares (backfitting: each table in turn set to the mean
 //! residual of its cells, shrunk by five samples) to the table's distance to mate of positions
 //! the program meets: the positions after each of our moves and each reply along the games the
@@ -363,6 +367,21 @@ fn square_index(s: Sq) -> usize {
     ((s.0 - 1) * 8 + (s.1 - 1)) as usize
 }
 
+/// The other canonical image of `c` (in the canonical frame): with the bare king on an edge of
+/// its triangle (`file == rank` or `file + rank == 9`) the symmetry that keeps that square turns
+/// the other men and leaves the bare king in the triangle, so two frames fit; `None` inside.
+/// The program for the side to move Black sees the board with its ranks turned round and may
+/// pick the other image, so the tables must give both the same value ([`Tables::symmetric`]).
+fn twin(c: &Men) -> Option<Men> {
+    if c.x.0 == c.x.1 {
+        Some(map_men(c, 1))
+    } else if c.x.0 + c.x.1 == 9 {
+        Some(map_men(c, 3))
+    } else {
+        None
+    }
+}
+
 /// The cells of the five tables for men in the canonical frame.
 fn cells(c: &Men) -> [u32; 5] {
     let xi = (X_OFFSET[(c.x.0 - 1) as usize] + c.x.1 - c.x.0) as usize;
@@ -398,12 +417,68 @@ impl Tables {
         8000 - i64::from(sum)
     }
 
-    /// Adds `delta` to the cells of the three large tables that value `m`.
+    /// Adds `delta` to the cells of the three large tables that value `m`, and to its twin's
+    /// (so the tables stay symmetric).
     fn shift(&mut self, m: &Men, delta: i32) {
-        let cl = cells(&canonical(m));
-        for (t, &c) in self.t.iter_mut().zip(&cl).take(3) {
-            t[c as usize] += delta;
+        let c = canonical(m);
+        let cl = cells(&c);
+        for (t, &i) in self.t.iter_mut().zip(&cl).take(3) {
+            t[i as usize] += delta;
         }
+        if let Some(tw) = twin(&c) {
+            for (t, (&i, &j)) in self.t.iter_mut().zip(cl.iter().zip(&cells(&tw))).take(3) {
+                if i != j {
+                    t[j as usize] += delta;
+                }
+            }
+        }
+    }
+
+    /// The tables made symmetric: each pair of twin cells (see [`twin`]) set to the lower of
+    /// its two entries' mean, so a position has one value whichever frame reads it.
+    fn symmetric(mut self) -> Tables {
+        let squares: Vec<Sq> = (0..64).map(|i| (i / 8 + 1, i % 8 + 1)).collect();
+        let dark: Vec<Sq> = squares
+            .iter()
+            .copied()
+            .filter(|s| (s.0 + s.1) % 2 == 0)
+            .collect();
+        for &x in squares.iter().filter(|x| x.0 <= x.1 && x.0 + x.1 <= 9) {
+            let k = if x.0 == x.1 {
+                1
+            } else if x.0 + x.1 == 9 {
+                3
+            } else {
+                continue;
+            };
+            let xi = (X_OFFSET[(x.0 - 1) as usize] + x.1 - x.0) as usize;
+            let idx = |s: Sq| square_index(s);
+            let mut pair = |table: usize, i: usize, j: usize| {
+                if i < j {
+                    let mean = (self.t[table][i] + self.t[table][j]).div_euclid(2);
+                    self.t[table][i] = mean;
+                    self.t[table][j] = mean;
+                }
+            };
+            for &a in &squares {
+                for &n in &squares {
+                    let (a2, n2) = (sym(a, k), sym(n, k));
+                    pair(
+                        0,
+                        (xi * 64 + idx(a)) * 64 + idx(n),
+                        (xi * 64 + idx(a2)) * 64 + idx(n2),
+                    );
+                }
+                for &y in &dark {
+                    let (a2, y2) = (sym(a, k), sym(y, k));
+                    // XNB with `a` as the knight, XAB with `a` as our king.
+                    let (i, j) = (idx(a) * 32 + idx(y) / 2, idx(a2) * 32 + idx(y2) / 2);
+                    pair(1, xi * 64 * 32 + i, xi * 64 * 32 + j);
+                    pair(2, xi * 64 * 32 + i, xi * 64 * 32 + j);
+                }
+            }
+        }
+        self
     }
 }
 
@@ -859,14 +934,14 @@ fn main() {
     let mut rows = Vec::new();
     random_wins(&tb, 200_000, 4242, &mut rows, 0.1);
     let (c, t) = fit(&rows);
-    let mut tables = rounded(c, &t);
+    let mut tables = rounded(c, &t).symmetric();
     // The best tables so far: the most games won, then the fewest moves.
     let mut best: Option<((usize, std::cmp::Reverse<u64>), Tables)> = None;
     for round in 0..ROUNDS {
         let (_, _, games) = play(&tb, &train, &tables);
         collect(&tb, &games, &mut rows);
         let (c, t) = fit(&rows);
-        tables = rounded(c, &t);
+        tables = rounded(c, &t).symmetric();
         let (won, moves, _) = play(&tb, &validate, &tables);
         eprintln!(
             "round {round}: {} rows, validation {won}/{} won, {:.1} moves",
