@@ -357,6 +357,9 @@ fn lost(m: &Men) -> bool {
 /// The value of a position where a piece is lost (the program's NSAVE found no move).
 const LOST: i64 = 1000;
 
+/// The value of a mate in two found by the program's own search (NM2).
+const MATE_IN_TWO: i64 = 9000;
+
 /// Table sizes: XAN, XNB, XAB, NET, HUNG.
 const SIZES: [usize; 5] = [20 * 64 * 64, 20 * 64 * 32, 20 * 64 * 32, 8 * 9, 3 * 2 * 4];
 
@@ -367,24 +370,35 @@ fn square_index(s: Sq) -> usize {
     ((s.0 - 1) * 8 + (s.1 - 1)) as usize
 }
 
+/// The bare king's index in its triangle (0..19) for a square of the triangle.
+fn triangle_index(x: Sq) -> usize {
+    (X_OFFSET[(x.0 - 1) as usize] + x.1 - x.0) as usize
+}
+
+/// The symmetry (for [`sym`]) that keeps the triangle's square `x` where `x` lies on an edge of
+/// the triangle (`file == rank`: the transpose, `file + rank == 9`: the other one), else `None`.
+fn twin_symmetry(x: Sq) -> Option<usize> {
+    if x.0 == x.1 {
+        Some(1)
+    } else if x.0 + x.1 == 9 {
+        Some(3)
+    } else {
+        None
+    }
+}
+
 /// The other canonical image of `c` (in the canonical frame): with the bare king on an edge of
 /// its triangle (`file == rank` or `file + rank == 9`) the symmetry that keeps that square turns
 /// the other men and leaves the bare king in the triangle, so two frames fit; `None` inside.
 /// The program for the side to move Black sees the board with its ranks turned round and may
 /// pick the other image, so the tables must give both the same value ([`Tables::symmetric`]).
 fn twin(c: &Men) -> Option<Men> {
-    if c.x.0 == c.x.1 {
-        Some(map_men(c, 1))
-    } else if c.x.0 + c.x.1 == 9 {
-        Some(map_men(c, 3))
-    } else {
-        None
-    }
+    twin_symmetry(c.x).map(|k| map_men(c, k))
 }
 
 /// The cells of the five tables for men in the canonical frame.
 fn cells(c: &Men) -> [u32; 5] {
-    let xi = (X_OFFSET[(c.x.0 - 1) as usize] + c.x.1 - c.x.0) as usize;
+    let xi = triangle_index(c.x);
     let (a, n, b) = (square_index(c.a), square_index(c.z), square_index(c.y) / 2);
     let (e, mob, hung, fork) = net(c);
     [
@@ -407,7 +421,7 @@ impl Tables {
     /// The program's value of a node (our side to move).
     fn value(&self, m: &Men) -> i64 {
         if nbad(m.x) <= 1 && dist(m.a, m.x) <= 2 && mate_in_two(m) {
-            return 9000;
+            return MATE_IN_TWO;
         }
         if lost(m) {
             return LOST;
@@ -444,15 +458,8 @@ impl Tables {
             .filter(|s| (s.0 + s.1) % 2 == 0)
             .collect();
         for &x in squares.iter().filter(|x| x.0 <= x.1 && x.0 + x.1 <= 9) {
-            let k = if x.0 == x.1 {
-                1
-            } else if x.0 + x.1 == 9 {
-                3
-            } else {
-                continue;
-            };
-            let xi = (X_OFFSET[(x.0 - 1) as usize] + x.1 - x.0) as usize;
-            let idx = |s: Sq| square_index(s);
+            let Some(k) = twin_symmetry(x) else { continue };
+            let xi = triangle_index(x);
             let mut pair = |table: usize, i: usize, j: usize| {
                 if i < j {
                     let mean = (self.t[table][i] + self.t[table][j]).div_euclid(2);
@@ -465,14 +472,17 @@ impl Tables {
                     let (a2, n2) = (sym(a, k), sym(n, k));
                     pair(
                         0,
-                        (xi * 64 + idx(a)) * 64 + idx(n),
-                        (xi * 64 + idx(a2)) * 64 + idx(n2),
+                        (xi * 64 + square_index(a)) * 64 + square_index(n),
+                        (xi * 64 + square_index(a2)) * 64 + square_index(n2),
                     );
                 }
                 for &y in &dark {
                     let (a2, y2) = (sym(a, k), sym(y, k));
                     // XNB with `a` as the knight, XAB with `a` as our king.
-                    let (i, j) = (idx(a) * 32 + idx(y) / 2, idx(a2) * 32 + idx(y2) / 2);
+                    let (i, j) = (
+                        square_index(a) * 32 + square_index(y) / 2,
+                        square_index(a2) * 32 + square_index(y2) / 2,
+                    );
                     pair(1, xi * 64 * 32 + i, xi * 64 * 32 + j);
                     pair(2, xi * 64 * 32 + i, xi * 64 * 32 + j);
                 }
@@ -535,7 +545,7 @@ fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> V
                 let (score, leaf) = match men(&p2, us) {
                     Some(mm) if !p2.is_insufficient_material() && !seen.contains(&p2.hash()) => {
                         let v = tables.value(&mm);
-                        (v, (v != 9000 && v != LOST).then_some(mm))
+                        (v, (v != MATE_IN_TWO && v != LOST).then_some(mm))
                     }
                     _ => (0, None),
                 };
