@@ -16,8 +16,9 @@
 //!   there ([`score_of`]: a certain win is 20,000 plus the clamped difference, below mate
 //!   scores, above every material score);
 //! * the rules of the game come first where the search does not apply them itself: a tried
-//!   move or a node that brings back a position of the game is a draw, and a node without legal
-//!   moves is mate or stalemate whatever the program's value;
+//!   move or a node that brings back a position the game has had twice is a draw, one the game
+//!   has had once keeps half its score ([`return_score`]), and a node without legal moves is
+//!   mate or stalemate whatever the program's value;
 //! * LEAVE, or a run that ends without a move, hands back: the engine searches as usual, with the
 //!   program's values still feeding the evaluation at the nodes where an ENTRY matches.
 //!
@@ -36,7 +37,7 @@ use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
 use jit::Prepared;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -304,6 +305,21 @@ impl EndgameProgram {
     }
 }
 
+/// The score of a position the game has had `earlier` times before, whose own score (engine
+/// scale, the side to move's point of view) is `score`. Twice: its third occurrence, a draw by
+/// rule. Once: half its score, so the game goes on (the side ahead stays ahead, and a move that
+/// must return is still worth more than a piece thrown away or a draw) while a move that makes
+/// progress is preferred to one that brings a position back. Mate scores stand (a mate found
+/// through a return is a mate). Never: the score itself.
+pub fn return_score(score: i32, earlier: u32) -> i32 {
+    match earlier {
+        0 => score,
+        1 if crate::search::value::is_mate(score) => score,
+        1 => score / 2,
+        _ => crate::search::value::DRAW,
+    }
+}
+
 /// Converts a score of the CHEG scale (mates as `cheg::search::MATE` minus plies) to the
 /// engine's (mates as [`MATE`] minus plies); other scores are the same on both.
 pub fn engine_score(cheg_score: i32) -> i32 {
@@ -340,7 +356,7 @@ pub struct NodeHook<'p> {
     ply_offset: usize,
     plan: Option<Plan>,
     cache: HashMap<(u64, usize), Option<i32>>,
-    game: HashSet<u64>,
+    game: HashMap<u64, u32>,
     error: Option<String>,
     runs: u64,
 }
@@ -362,7 +378,7 @@ impl<'p> NodeHook<'p> {
             ply_offset: 0,
             plan: None,
             cache: HashMap::new(),
-            game: HashSet::new(),
+            game: HashMap::new(),
             error: None,
             runs: 0,
         })
@@ -377,10 +393,13 @@ impl<'p> NodeHook<'p> {
         self.plan = plan;
     }
 
-    /// The hashes of the game's positions up to the root: a node that repeats one of them is
-    /// valued as a draw (see [`NodeHook::leaf`]).
+    /// The hashes of the game's positions up to the root: a node that brings one of them back is
+    /// valued by [`return_score`] (see [`NodeHook::leaf`]).
     pub fn set_game(&mut self, game: &[u64]) {
-        self.game = game.iter().copied().collect();
+        self.game.clear();
+        for &h in game {
+            *self.game.entry(h).or_default() += 1;
+        }
     }
 
     /// Why a run at a node failed, if one did.
@@ -447,14 +466,19 @@ impl LeafHook for NodeHook<'_> {
                 crate::search::value::DRAW
             });
         }
-        // A node that brings back a position of the game is a draw: the search's own repetition
-        // rule is not applied at the horizon, and a program's plateaus would let the defender
-        // walk the attacker round in circles (four plies and back) until the fifty-move rule.
-        if self.game.contains(&pos.hash()) && self.program.matches(pos) {
+        // A node that brings back a position of the game: the search's own repetition rule is
+        // not applied at the horizon, and a program's plateaus would let the defender walk the
+        // attacker round in circles (four plies and back) until the fifty-move rule.
+        let earlier = if self.program.matches(pos) {
+            self.game.get(&pos.hash()).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        if earlier >= 2 {
             return Some(crate::search::value::DRAW);
         }
         match self.value(pos, ply) {
-            Ok(v) => Some(v.unwrap_or(static_eval)),
+            Ok(v) => Some(return_score(v.unwrap_or(static_eval), earlier)),
             Err(e) => {
                 self.error = Some(e);
                 None
@@ -506,10 +530,12 @@ impl Searcher for EngineSearcher<'_, '_> {
 
     fn search(&mut self, request: &TryMove<'_>) -> Searched {
         let child = request.position.after(request.mv);
-        // A move back to a position of the game is a draw: the searches below start at the
-        // child, where the search's own repetition rule does not look, and a program whose
-        // values have plateaus would otherwise circle until the fifty-move rule.
-        if self.game.contains(&child.hash()) {
+        // A move back to a position of the game: the searches below start at the child, where
+        // the search's own repetition rule does not look, and a program whose values have
+        // plateaus would otherwise circle until the fifty-move rule.
+        let key = child.hash();
+        let earlier = self.game.iter().filter(|&&h| h == key).count();
+        if earlier >= 2 {
             self.nodes += 1;
             return Searched { value: 0, nodes: 1 };
         }
@@ -539,7 +565,7 @@ impl Searcher for EngineSearcher<'_, '_> {
         self.nodes += result.nodes;
         self.hook_failed |= result.hook_failed;
         Searched {
-            value: cheg_score(-result.score),
+            value: cheg_score(return_score(-result.score, u32::from(earlier == 1))),
             nodes: result.nodes.max(1),
         }
     }
@@ -576,6 +602,20 @@ mod tests {
         // A certain win stays below every mate on both scales.
         assert!(score_of(500, 0, 1000) < MATE_BOUND);
         assert!(score_of(500, 0, 1000) < cheg::search::MATE - 128);
+    }
+
+    #[test]
+    fn returns_keep_half_a_score_and_a_third_occurrence_is_a_draw() {
+        use crate::search::value::{mated_in, DRAW};
+        assert_eq!(return_score(7_400, 0), 7_400);
+        assert_eq!(return_score(7_400, 1), 3_700);
+        assert_eq!(return_score(-7_401, 1), -3_700);
+        // Half an estimate still beats a piece thrown away (the KBNK program's 1000).
+        assert!(return_score(7_000, 1) > 1_000);
+        assert_eq!(return_score(MATE - 7, 1), MATE - 7);
+        assert_eq!(return_score(mated_in(4), 1), mated_in(4));
+        assert_eq!(return_score(7_400, 2), DRAW);
+        assert_eq!(return_score(MATE - 7, 3), DRAW);
     }
 
     #[test]
@@ -626,9 +666,15 @@ mod node_tests {
             ("8/8/1K6/8/1Bk5/3N4/8/8 w - - 0 1", true),
             ("8/8/3n4/1bK5/8/1k6/8/8 b - - 0 1", true),
             // The bare king c8 attacks the bishop d8 (unguarded) and the knight c7 (guarded by
-            // the bishop); Ne6 guards the bishop from a square the king does not reach: saved.
-            ("2kB4/2N5/8/8/8/1K6/8/8 w - - 0 1", false),
-            ("8/8/1k6/8/8/8/2n5/2Kb4 b - - 0 1", false),
+            // the bishop); Ne6 alone keeps both (it guards the bishop from a square the king
+            // does not reach), but Kd7 then attacks the knight, which nothing guards, and no
+            // move of ours keeps both: lost a move later.
+            ("2kB4/2N5/8/8/8/1K6/8/8 w - - 0 1", true),
+            ("8/8/1k6/8/8/8/2n5/2Kb4 b - - 0 1", true),
+            // The bare king b7 attacks the knight a8; Nc7 alone keeps it (the bishop d6 guards
+            // c7), and no step of the bare king after it wins a piece: saved.
+            ("N7/1k6/3B4/8/8/8/1K6/8 w - - 0 1", false),
+            ("8/1k6/8/8/8/3b4/1K6/n7 b - - 0 1", false),
         ];
         for backend in [Backend::Interp, Backend::Jit] {
             p.prepare(backend).expect("prepares");

@@ -246,6 +246,28 @@ fn programs_play_the_same_games_on_both_backends() {
     }
 }
 
+/// A move back to a position the game has had once is not a draw (only a third occurrence is):
+/// the knight trapped on h7 (the bare king g6 attacks it, f6 and g5 are covered) has one way
+/// out, Nf8, after which Kf7 would bring back the game's first position. The engine scored that
+/// as a draw, below the knight's loss, and gave the knight away (Kb4, Kxh7: a dead draw).
+#[test]
+fn the_way_back_out_of_a_trap_is_taken_though_it_can_repeat() {
+    let start = Position::from_fen("5n2/5K2/8/2k5/8/8/8/4b3 b - - 0 1").expect("fen");
+    let moves: Vec<chess_core::Move> = ["f8h7", "f7g6"]
+        .iter()
+        .scan(start, |pos, uci| {
+            let mv = pos.parse_uci(uci).expect("a legal move");
+            *pos = pos.after(mv);
+            Some(mv)
+        })
+        .collect();
+    for backend in ["interp", "jit"] {
+        let mut e = engine("<kbnk>", backend);
+        let (best, _) = engine_move(&mut e, &start, &moves, &depth(2)).expect("a move");
+        assert_eq!(best.to_string(), "h7f8", "{backend}");
+    }
+}
+
 /// The endings, what the sample takes and the program.
 const CASES: &[(Material, Want, &str)] = &[
     (Material::Kqk, Want::Won, "<kqk>"),

@@ -26,8 +26,9 @@
 //!   for three or more).
 //!
 //! With a piece hanging and no move of ours that leaves nothing hanging, the piece is lost: the
-//! value is 1000 instead, below every estimate (the program's NSAVE), and such positions are
-//! left out of the fit.
+//! value is 1000 instead, below every estimate (the program's NSAVE). So it is when exactly one
+//! move leaves nothing hanging and a step of the bare king after it leaves a piece lost (the
+//! program's NLOST2). Such positions are left out of the fit.
 //!
 //! The tables are kept symmetric where the frame is not unique (the bare king on an edge of its
 //! triangle, where the symmetry that keeps its square gives a second frame; the program picks
@@ -56,15 +57,16 @@
 //! The program's rule, played here as the engine plays it at `go depth 2`: every legal move
 //! (our king's first, then the knight's, then the bishop's; the first of equal scores kept),
 //! scored by its worst reply's value; mate scores above everything, a stalemate, a dead draw by
-//! material or a return to a position of the game 0. The value is the program's: 9000 for a
-//! mate in two found by the program's own small search, 1000 for a piece lost, else 8000 minus
-//! the tables' sum.
+//! material or a position the game has had twice already (its third occurrence) 0, and a
+//! position the game has had once half its value (the engine's rule for returns, `docs/cheg.md`).
+//! The value is the program's: 9000 for a mate in two found by the program's own small search,
+//! 1000 for a piece lost (now or a move later), else 8000 minus the tables' sum.
 //! Everything is deterministic: the same arguments write the same file.
 
 use che_tablebase::playout::{play_out, sample, End, Want};
 use che_tablebase::{Material, Outcome, Tablebase};
 use chess_core::{Colour, Move, PieceKind, Position, Square};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -354,6 +356,44 @@ fn lost(m: &Men) -> bool {
     hanging(m) && savers(m, 1) == 0
 }
 
+/// The position after the first move of ours (in [`savers`]' order) that leaves nothing
+/// hanging, if there is one.
+fn first_saver(m: &Men) -> Option<Men> {
+    let king = KING_STEPS.iter().filter_map(|d| {
+        let t = (m.a.0 + d.0, m.a.1 + d.1);
+        (on_board(t) && t != m.y && t != m.z && dist(t, m.x) >= 2).then_some(Men { a: t, ..*m })
+    });
+    let knight = KNIGHT_JUMPS.iter().filter_map(|d| {
+        let t = (m.z.0 + d.0, m.z.1 + d.1);
+        (on_board(t) && t != m.a && t != m.y && t != m.x).then_some(Men { z: t, ..*m })
+    });
+    let bishop = BISHOP_LINES.iter().flat_map(|d| {
+        let mut line = Vec::new();
+        let mut t = (m.y.0 + d.0, m.y.1 + d.1);
+        while on_board(t) && t != m.a && t != m.z && t != m.x {
+            line.push(Men { y: t, ..*m });
+            t = (t.0 + d.0, t.1 + d.1);
+        }
+        line
+    });
+    king.chain(knight).chain(bishop).find(|after| !hanging(after))
+}
+
+/// A piece lost a move later (the program's NLOST2): one hangs, exactly one move of ours
+/// leaves nothing hanging, and after it a step of the bare king leaves a piece lost.
+fn lost_later(m: &Men) -> bool {
+    if !hanging(m) || savers(m, 2) != 1 {
+        return false;
+    }
+    let Some(after) = first_saver(m) else {
+        return false;
+    };
+    KING_STEPS.iter().any(|d| {
+        let t = (after.x.0 + d.0, after.x.1 + d.1);
+        free(&after, t) && lost(&Men { x: t, ..after })
+    })
+}
+
 /// The value of a position where a piece is lost (the program's NSAVE found no move).
 const LOST: i64 = 1000;
 
@@ -423,7 +463,7 @@ impl Tables {
         if nbad(m.x) <= 1 && dist(m.a, m.x) <= 2 && mate_in_two(m) {
             return MATE_IN_TWO;
         }
-        if lost(m) {
+        if lost(m) || lost_later(m) {
             return LOST;
         }
         let cl = cells(&canonical(m));
@@ -502,9 +542,9 @@ struct Scored {
     leaf: Option<Men>,
 }
 
-/// Every legal move scored as the program scores it, in the order of its tries; `seen` holds
-/// the hashes of the game's positions.
-fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> Vec<Scored> {
+/// Every legal move scored as the program scores it, in the order of its tries; `seen` counts
+/// the game's positions.
+fn scored(pos: &Position, seen: &Seen, us: Colour, tables: &Tables) -> Vec<Scored> {
     let order = |m: &Move| {
         let kind = match pos.kind_on(m.from()) {
             Some(PieceKind::King) => 0,
@@ -528,7 +568,8 @@ fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> V
                     leaf: None,
                 };
             }
-            if seen.contains(&p1.hash()) {
+            let back = seen.get(&p1.hash()).copied().unwrap_or(0);
+            if back >= 2 {
                 return Scored {
                     mv,
                     score: 0,
@@ -542,9 +583,11 @@ fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> V
             };
             for &r in replies.iter() {
                 let p2 = p1.after(r);
+                let again = seen.get(&p2.hash()).copied().unwrap_or(0);
                 let (score, leaf) = match men(&p2, us) {
-                    Some(mm) if !p2.is_insufficient_material() && !seen.contains(&p2.hash()) => {
+                    Some(mm) if !p2.is_insufficient_material() && again < 2 => {
                         let v = tables.value(&mm);
+                        let v = if again == 1 { v / 2 } else { v };
                         (v, (v != MATE_IN_TWO && v != LOST).then_some(mm))
                     }
                     _ => (0, None),
@@ -552,6 +595,9 @@ fn scored(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> V
                 if score < worst.score {
                     worst = Scored { mv, score, leaf };
                 }
+            }
+            if back == 1 {
+                worst.score /= 2;
             }
             worst
         })
@@ -569,20 +615,23 @@ fn chosen(scores: &[Scored]) -> usize {
     best
 }
 
-/// The program's choice at `go depth 2`; `seen` holds the hashes of the game's positions.
-fn choose(pos: &Position, seen: &HashSet<u64>, us: Colour, tables: &Tables) -> Move {
+/// The program's choice at `go depth 2`; `seen` counts the game's positions.
+fn choose(pos: &Position, seen: &Seen, us: Colour, tables: &Tables) -> Move {
     let scores = scored(pos, seen, us, tables);
     scores[chosen(&scores)].mv
 }
 
-/// The hashes of the positions of a game so far.
-fn seen_in(start: &Position, moves: &[Move]) -> HashSet<u64> {
-    let mut seen = HashSet::new();
+/// How often each position (by hash) has stood on the board in a game so far.
+type Seen = HashMap<u64, u32>;
+
+/// The positions of a game so far, counted.
+fn seen_in(start: &Position, moves: &[Move]) -> Seen {
+    let mut seen = Seen::new();
     let mut p = *start;
-    seen.insert(p.hash());
+    *seen.entry(p.hash()).or_default() += 1;
     for &m in moves {
         p = p.after(m);
-        seen.insert(p.hash());
+        *seen.entry(p.hash()).or_default() += 1;
     }
     seen
 }
@@ -705,7 +754,7 @@ fn collect(tb: &Tablebase, games: &[(Position, Vec<Move>)], rows: &mut Vec<Row>)
                             continue;
                         }
                         let Some(mm) = men(&p2, us) else { continue };
-                        if lost(&mm) {
+                        if lost(&mm) || lost_later(&mm) {
                             continue;
                         }
                         match tb.probe(&p2) {
