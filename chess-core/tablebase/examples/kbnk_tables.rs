@@ -376,7 +376,9 @@ fn first_saver(m: &Men) -> Option<Men> {
         }
         line
     });
-    king.chain(knight).chain(bishop).find(|after| !hanging(after))
+    king.chain(knight)
+        .chain(bishop)
+        .find(|after| !hanging(after))
 }
 
 /// A piece lost a move later (the program's NLOST2): one hangs, exactly one move of ours
