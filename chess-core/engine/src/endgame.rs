@@ -87,8 +87,11 @@ pub fn builtin_source(name: &str) -> Option<String> {
 
 /// Fuel (calls and backward jumps) for the program's run at the root.
 pub const ROOT_FUEL: u64 = 5_000_000;
-/// Fuel for one run of the program at a node of the search.
-pub const NODE_FUEL: u64 = 200_000;
+/// Fuel for one run of the program at a node of the search. The shipped KBNK program's piece
+/// check takes up to about 244,000 units at a node (measured with `che run --fuel` on the
+/// positions a model of its cost ranks worst; about 28,000 is usual), so a node run has four
+/// times that.
+pub const NODE_FUEL: u64 = 1_000_000;
 
 /// Where the endgame program comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -671,6 +674,14 @@ mod node_tests {
             // move of ours keeps both: lost a move later.
             ("2kB4/2N5/8/8/8/1K6/8/8 w - - 0 1", true),
             ("8/8/1k6/8/8/8/2n5/2Kb4 b - - 0 1", true),
+            // The bare king a3 attacks the knight a2; Nb4, Nc1 and Bb3 keep it, but each leaves
+            // the bare king without a move (stalemate): lost.
+            ("8/8/8/8/8/k1K5/N7/3B4 w - - 0 1", true),
+            ("3b4/n7/K1k5/8/8/8/8/8 b - - 0 1", true),
+            // The bare king c7 attacks the knight b7; Nc5, Na5 and Ba6 keep it, and after each
+            // Kb6 attacks both pieces again with no move that keeps them: lost a move later.
+            ("8/1Nk5/5K2/1B6/8/8/8/8 w - - 0 1", true),
+            ("8/8/8/8/1b6/5k2/1nK5/8 b - - 0 1", true),
             // The bare king b7 attacks the knight a8; Nc7 alone keeps it (the bishop d6 guards
             // c7), and no step of the bare king after it wins a piece: saved.
             ("N7/1k6/3B4/8/8/8/1K6/8 w - - 0 1", false),

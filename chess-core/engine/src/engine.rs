@@ -646,9 +646,18 @@ impl Engine {
         sink: &mut dyn FnMut(EngineEvent),
     ) -> Option<SearchResult> {
         let root = setup.root;
-        let budget = FuelBudget::for_deadline(plan.hard);
-        let root_fuel = budget.root.min(crate::endgame::ROOT_FUEL);
-        let node_fuel = budget.node.min(crate::endgame::NODE_FUEL);
+        // Without a deadline the endgame program's own fixed amounts; under a clock the
+        // advisor's shares of the move's time, never more than those.
+        let (root_fuel, node_fuel) = match plan.hard {
+            None => (crate::endgame::ROOT_FUEL, crate::endgame::NODE_FUEL),
+            Some(_) => {
+                let budget = FuelBudget::for_deadline(plan.hard);
+                (
+                    budget.root.min(crate::endgame::ROOT_FUEL),
+                    budget.node.min(crate::endgame::NODE_FUEL),
+                )
+            }
+        };
         let start = std::time::Instant::now();
         let moves = root.legal_moves().len().max(1) as u32;
         let mut game = setup.history.clone();

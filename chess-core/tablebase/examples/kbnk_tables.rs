@@ -22,13 +22,14 @@
 //!   square the bare king reaches in two steps over squares our men do not attack) x the bare
 //!   king's free squares (0..8);
 //! - `HUNG`: the minor pieces next to the bare king that nothing guards (0..2) x a fork (0, 1)
-//!   x the moves of ours that leave nothing hanging (0 when nothing hangs, else 1, 2, or 3
+//!   x the moves of ours that keep both pieces (0 when nothing hangs, else 1, 2, or 3
 //!   for three or more).
 //!
-//! With a piece hanging and no move of ours that leaves nothing hanging, the piece is lost: the
-//! value is 1000 instead, below every estimate (the program's NSAVE). So it is when exactly one
-//! move leaves nothing hanging and a step of the bare king after it leaves a piece lost (the
-//! program's NLOST2). Such positions are left out of the fit.
+//! With a piece hanging and no move of ours that keeps both pieces, the piece is lost: the
+//! value is 1000 instead, below every estimate (the program's NSAVE; a move that stalemates the
+//! bare king does not count as keeping the pieces). So it is when one to three moves keep both
+//! pieces and after each of them a step of the bare king leaves a piece lost (the program's
+//! NLOST2). Such positions are left out of the fit.
 //!
 //! The tables are kept symmetric where the frame is not unique (the bare king on an edge of its
 //! triangle, where the symmetry that keeps its square gives a second frame; the program picks
@@ -316,49 +317,19 @@ fn hanging(m: &Men) -> bool {
         || (dist(m.x, m.y) <= 1 && !att(m.y, Some(m.a), Some(m.z), Some(m.y)))
 }
 
-/// The program's NSAVE (our side to move): the moves of ours after which nothing hangs,
-/// counted up to `cap`. Our king's steps (not onto our men, not next to the bare king), the
-/// knight's jumps, the bishop's moves along its lines up to the first man, in that order.
-fn savers(m: &Men, cap: usize) -> usize {
-    let mut n = 0;
-    let mut count = |after: Men| {
-        if !hanging(&after) {
-            n += 1;
-        }
-        n >= cap
-    };
-    for d in KING_STEPS {
-        let t = (m.a.0 + d.0, m.a.1 + d.1);
-        if on_board(t) && t != m.y && t != m.z && dist(t, m.x) >= 2 && count(Men { a: t, ..*m }) {
-            return cap;
-        }
-    }
-    for d in KNIGHT_JUMPS {
-        let t = (m.z.0 + d.0, m.z.1 + d.1);
-        if on_board(t) && t != m.a && t != m.y && t != m.x && count(Men { z: t, ..*m }) {
-            return cap;
-        }
-    }
-    for d in BISHOP_LINES {
-        let mut t = (m.y.0 + d.0, m.y.1 + d.1);
-        while on_board(t) && t != m.a && t != m.z && t != m.x {
-            if count(Men { y: t, ..*m }) {
-                return cap;
-            }
-            t = (t.0 + d.0, t.1 + d.1);
-        }
-    }
-    n
+/// The bare king (to move) stalemated: not in check, and no square next to it free.
+fn stalemated(m: &Men) -> bool {
+    !attacked(m, m.x)
+        && KING_STEPS
+            .iter()
+            .all(|d| !free(m, (m.x.0 + d.0, m.x.1 + d.1)))
 }
 
-/// A piece lost (our side to move): one hangs and every move of ours leaves one hanging.
-fn lost(m: &Men) -> bool {
-    hanging(m) && savers(m, 1) == 0
-}
-
-/// The position after the first move of ours (in [`savers`]' order) that leaves nothing
-/// hanging, if there is one.
-fn first_saver(m: &Men) -> Option<Men> {
+/// The program's NSAVE (our side to move): the positions after the moves of ours that keep
+/// both pieces (nothing hangs after them and the bare king is not stalemated), the first
+/// `cap` of them. Our king's steps (not onto our men, not next to the bare king), the knight's
+/// jumps, the bishop's moves along its lines up to the first man, in that order.
+fn saving(m: &Men, cap: usize) -> Vec<Men> {
     let king = KING_STEPS.iter().filter_map(|d| {
         let t = (m.a.0 + d.0, m.a.1 + d.1);
         (on_board(t) && t != m.y && t != m.z && dist(t, m.x) >= 2).then_some(Men { a: t, ..*m })
@@ -378,22 +349,36 @@ fn first_saver(m: &Men) -> Option<Men> {
     });
     king.chain(knight)
         .chain(bishop)
-        .find(|after| !hanging(after))
+        .filter(|after| !hanging(after) && !stalemated(after))
+        .take(cap)
+        .collect()
 }
 
-/// A piece lost a move later (the program's NLOST2): one hangs, exactly one move of ours
-/// leaves nothing hanging, and after it a step of the bare king leaves a piece lost.
+/// The number of moves [`saving`] finds, up to `cap`.
+fn savers(m: &Men, cap: usize) -> usize {
+    saving(m, cap).len()
+}
+
+/// A piece lost (our side to move): one hangs and no move of ours keeps both pieces.
+fn lost(m: &Men) -> bool {
+    hanging(m) && savers(m, 1) == 0
+}
+
+/// A piece lost a move later (the program's NLOST2 over NSAVE's moves): one hangs, one to
+/// three moves of ours keep both pieces, and after each of them a step of the bare king
+/// leaves a piece lost.
 fn lost_later(m: &Men) -> bool {
-    if !hanging(m) || savers(m, 2) != 1 {
+    if !hanging(m) {
         return false;
     }
-    let Some(after) = first_saver(m) else {
-        return false;
-    };
-    KING_STEPS.iter().any(|d| {
-        let t = (after.x.0 + d.0, after.x.1 + d.1);
-        free(&after, t) && lost(&Men { x: t, ..after })
-    })
+    let keep = saving(m, 4);
+    (1..=3).contains(&keep.len())
+        && keep.iter().all(|after| {
+            KING_STEPS.iter().any(|d| {
+                let t = (after.x.0 + d.0, after.x.1 + d.1);
+                free(after, t) && lost(&Men { x: t, ..*after })
+            })
+        })
 }
 
 /// The value of a position where a piece is lost (the program's NSAVE found no move).
