@@ -646,20 +646,25 @@ impl Engine {
         sink: &mut dyn FnMut(EngineEvent),
     ) -> Option<SearchResult> {
         let root = setup.root;
-        // Without a deadline the endgame program's own fixed amounts; under a clock the
-        // advisor's shares of the move's time, never more than those.
-        let (root_fuel, node_fuel) = match plan.hard {
-            None => (crate::endgame::ROOT_FUEL, crate::endgame::NODE_FUEL),
-            Some(_) => {
-                let budget = FuelBudget::for_deadline(plan.hard);
-                (
-                    budget.root.min(crate::endgame::ROOT_FUEL),
-                    budget.node.min(crate::endgame::NODE_FUEL),
-                )
-            }
+        // Fuel. Without a deadline the endgame program's fixed amounts. Under a clock the root
+        // run gets the advisor's share of the move's time (never more than the fixed amount),
+        // and the searches behind its TRYs, which the runtime charges per node visited, are held
+        // to half of that by a node limit besides their time (without it every search the
+        // clock lets run long exhausted the root run). A node run keeps the fixed amount: one
+        // that runs out switches the program off for the whole search, and only one can.
+        let root_fuel = match plan.hard {
+            None => crate::endgame::ROOT_FUEL,
+            Some(_) => FuelBudget::for_deadline(plan.hard)
+                .root
+                .min(crate::endgame::ROOT_FUEL),
         };
+        let node_fuel = crate::endgame::NODE_FUEL;
         let start = std::time::Instant::now();
         let moves = root.legal_moves().len().max(1) as u32;
+        let clock_nodes = plan
+            .hard
+            .map(|_| (root_fuel / 2 / cheg::runtime::meter::NODE_STEPS / u64::from(moves)).max(1));
+        let go_nodes = go.nodes.map(|n| (n / u64::from(moves)).max(1));
         let mut game = setup.history.clone();
         game.push(root.hash());
         let limits = TryLimits {
@@ -667,7 +672,10 @@ impl Engine {
                 .depth
                 .or(go.mate.map(|m| m.saturating_mul(2)))
                 .map(|d| d.saturating_sub(1).max(1)),
-            nodes: go.nodes.map(|n| (n / u64::from(moves)).max(1)),
+            nodes: match (go_nodes, clock_nodes) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             time: TimePlan {
                 soft: plan.soft.map(|t| t / moves),
                 hard: plan.hard.map(|t| t / moves),

@@ -268,6 +268,31 @@ fn the_way_back_out_of_a_trap_is_taken_though_it_can_repeat() {
     }
 }
 
+/// Under a clock the programs run: the searches behind a TRY are charged to the root run's fuel
+/// per node, and without a node limit of their own every search the clock let run long used up
+/// the root run's share of the move's time (each shipped program failed at the root, reported,
+/// and the engine searched without it). `engine_move` fails the test on any error note.
+#[test]
+fn programs_run_under_a_clock() {
+    let cases = [
+        ("<kqk>", "8/8/8/3k4/8/8/8/KQ6 w - - 0 1"),
+        ("<krk>", "8/8/8/3k4/8/8/8/KR6 w - - 0 1"),
+        ("<kbnk>", "8/8/8/3k4/8/8/8/KBN5 w - - 0 1"),
+    ];
+    for (program, fen) in cases {
+        let start = Position::from_fen(fen).expect("fen");
+        for millis in [100, 1000] {
+            let go = GoParams {
+                move_time: Some(std::time::Duration::from_millis(millis)),
+                ..GoParams::default()
+            };
+            let mut e = engine(program, "interp");
+            let (best, _) = engine_move(&mut e, &start, &[], &go).expect("a move");
+            assert!(start.legal_moves().iter().any(|&m| m == best), "{program}");
+        }
+    }
+}
+
 /// The endings, what the sample takes and the program.
 const CASES: &[(Material, Want, &str)] = &[
     (Material::Kqk, Want::Won, "<kqk>"),
