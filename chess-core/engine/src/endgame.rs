@@ -537,7 +537,7 @@ impl Searcher for EngineSearcher<'_, '_> {
         // the search's own repetition rule does not look, and a program whose values have
         // plateaus would otherwise circle until the fifty-move rule.
         let key = child.hash();
-        let earlier = self.game.iter().filter(|&&h| h == key).count();
+        let earlier = self.game.iter().filter(|&&h| h == key).count() as u32;
         if earlier >= 2 {
             self.nodes += 1;
             return Searched { value: 0, nodes: 1 };
@@ -568,7 +568,7 @@ impl Searcher for EngineSearcher<'_, '_> {
         self.nodes += result.nodes;
         self.hook_failed |= result.hook_failed;
         Searched {
-            value: cheg_score(return_score(-result.score, u32::from(earlier == 1))),
+            value: cheg_score(return_score(-result.score, earlier)),
             nodes: result.nodes.max(1),
         }
     }

@@ -364,21 +364,23 @@ fn lost(m: &Men) -> bool {
     hanging(m) && savers(m, 1) == 0
 }
 
-/// A piece lost a move later (the program's NLOST2 over NSAVE's moves): one hangs, one to
-/// three moves of ours keep both pieces, and after each of them a step of the bare king
-/// leaves a piece lost.
-fn lost_later(m: &Men) -> bool {
+/// A piece lost now or a move later (the program's NSAVE, then NLOST2 over its moves): one
+/// hangs, and either no move of ours keeps both pieces ([`lost`]) or one to three do and after
+/// each of them a step of the bare king leaves a piece lost. One search of the keeping moves
+/// answers both.
+fn piece_lost(m: &Men) -> bool {
     if !hanging(m) {
         return false;
     }
     let keep = saving(m, 4);
-    (1..=3).contains(&keep.len())
-        && keep.iter().all(|after| {
-            KING_STEPS.iter().any(|d| {
-                let t = (after.x.0 + d.0, after.x.1 + d.1);
-                free(after, t) && lost(&Men { x: t, ..*after })
-            })
-        })
+    keep.is_empty()
+        || (keep.len() <= 3
+            && keep.iter().all(|after| {
+                KING_STEPS.iter().any(|d| {
+                    let t = (after.x.0 + d.0, after.x.1 + d.1);
+                    free(after, t) && lost(&Men { x: t, ..*after })
+                })
+            }))
 }
 
 /// The value of a position where a piece is lost (the program's NSAVE found no move).
@@ -450,7 +452,7 @@ impl Tables {
         if nbad(m.x) <= 1 && dist(m.a, m.x) <= 2 && mate_in_two(m) {
             return MATE_IN_TWO;
         }
-        if lost(m) || lost_later(m) {
+        if piece_lost(m) {
             return LOST;
         }
         let cl = cells(&canonical(m));
@@ -741,7 +743,7 @@ fn collect(tb: &Tablebase, games: &[(Position, Vec<Move>)], rows: &mut Vec<Row>)
                             continue;
                         }
                         let Some(mm) = men(&p2, us) else { continue };
-                        if lost(&mm) || lost_later(&mm) {
+                        if piece_lost(&mm) {
                             continue;
                         }
                         match tb.probe(&p2) {
