@@ -1,0 +1,207 @@
+//! One measurement of the instruction-count guard, run under callgrind by
+//! `benches/icount.py` (which counts only what [`measured`] executes, so
+//! start-up, compilation of the source and checks are left out).
+//!
+//! Usage: `icount MEASUREMENT`, where MEASUREMENT is one of
+//! - `interp/NAME`, `baseline/NAME`, `cranelift/NAME`, `auto/NAME`: one
+//!   `main()` of the Che++ benchmark program `benches/che/NAME.che`
+//!   (optimized, as `che run` loads it) on that backend; the backend is
+//!   prepared before the measured part (translation, compilation), except
+//!   for `auto`, where the tiering is what is measured (its compilations are
+//!   synchronous here so that the count is repeatable);
+//! - `compile/shanny`: Cranelift's compilation of the bundled advice program
+//!   (every function, on one thread);
+//! - `perft/5`: perft 5 from the initial position;
+//! - `search/node`: one engine search to depth 5 from the first bench
+//!   position with the bundled program's `Evaluate()` at every node, on the
+//!   interpreter.
+//!
+//! `icount --list` prints every measurement, one per line. Every run checks
+//! its result (the program's value, the node count) against the expected
+//! one and exits with status 1 when it differs.
+
+use che_benches::compile_che_workload;
+use cvm::{Backend, NoHost, NullOutput, Program};
+use jit::{Prepared, TierConfig};
+use std::process::ExitCode;
+
+/// The Che++ benchmark programs and the value `main()` returns.
+const PROGRAMS: &[(&str, i32)] = &[
+    ("fib", 832_040),
+    ("loop", 9018),
+    ("sieve", 1028),
+    ("listcopy", 8191),
+    ("calls", 925_184),
+    ("queens", 2680),
+];
+
+/// The backends of the per-program rows.
+const BACKENDS: &[&str] = &["interp", "baseline", "cranelift", "auto"];
+
+/// Perft 5 from the initial position (published count).
+const PERFT_5: u64 = 4_865_609;
+
+/// Every measurement this binary knows, in the guard's order.
+fn measurements() -> Vec<String> {
+    let mut all = Vec::new();
+    for backend in BACKENDS {
+        for (name, _) in PROGRAMS {
+            all.push(format!("{backend}/{name}"));
+        }
+    }
+    all.push("compile/shanny".into());
+    all.push("perft/5".into());
+    all.push("search/node".into());
+    all
+}
+
+/// The part callgrind counts (`--toggle-collect` names this function):
+/// runs `work` and returns what it returned. Never inlined, so that the
+/// symbol exists.
+#[inline(never)]
+fn measured(work: &mut dyn FnMut() -> Result<i64, String>) -> Result<i64, String> {
+    work()
+}
+
+/// Loads benchmark program `name`, optimized.
+fn program(name: &str) -> Result<Program, String> {
+    compile_che_workload(name, true).ok_or_else(|| format!("no program benches/che/{name}.che"))
+}
+
+/// Prepares `program` on `backend` (compilation before the measured part).
+fn prepare(program: Program, backend: &str) -> Result<Prepared, String> {
+    let prepared = match backend {
+        "interp" => Prepared::new(program, Backend::Interp),
+        "baseline" => Prepared::baseline(program),
+        "cranelift" => Prepared::new(program, Backend::Jit),
+        "auto" => Ok(Prepared::tiered(
+            program,
+            TierConfig {
+                background: false,
+                ..TierConfig::DEFAULT
+            },
+        )),
+        other => return Err(format!("unknown backend `{other}`")),
+    };
+    prepared.map_err(|e| e.to_string())
+}
+
+/// One `main()` of a benchmark program on a backend.
+fn run_program(backend: &str, name: &str) -> Result<(), String> {
+    let expected = PROGRAMS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| format!("unknown program `{name}`"))?;
+    let prepared = prepare(program(name)?, backend)?;
+    let mut vm = prepared.instance();
+    let got = measured(&mut || {
+        let done = vm
+            .run_entry(&mut NoHost, &mut NullOutput)
+            .map_err(|e| e.to_string())?;
+        Ok(i64::from(done.value().unwrap_or(i32::MIN)))
+    })?;
+    check(got, i64::from(expected))
+}
+
+/// Cranelift's compilation of the bundled advice program.
+fn compile_shanny() -> Result<(), String> {
+    let program = cvm::opt::optimize(&che_benches::example_program()).0;
+    let functions = program.module().functions.len() as i64;
+    jit::set_compile_threads(1);
+    let got = measured(&mut || {
+        let prepared = Prepared::new(program.clone(), Backend::Jit).map_err(|e| e.to_string())?;
+        Ok(prepared.program().module().functions.len() as i64)
+    })?;
+    check(got, functions)
+}
+
+/// Perft 5 from the initial position.
+fn perft() -> Result<(), String> {
+    let start = chess_core::Position::startpos();
+    let got = measured(&mut || Ok(chess_core::perft::perft(&start, 5) as i64))?;
+    check(got, PERFT_5 as i64)
+}
+
+/// One engine search with node-level advice on the interpreter.
+fn search() -> Result<(), String> {
+    use che_engine::advisor::{AdviceMode, ProgramSource};
+    use che_engine::engine::{Engine, EngineEvent, BENCH_POSITIONS};
+    use che_engine::options::EngineOptions;
+    use che_engine::search::{GoParams, SearchControl};
+
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        program: ProgramSource::ShannyEval,
+        backend: Backend::Interp,
+        advice_mode: AdviceMode::Node,
+        ..EngineOptions::default()
+    });
+    if let Some(e) = engine.program_error() {
+        return Err(e.to_string());
+    }
+    let fen = BENCH_POSITIONS.first().ok_or("no bench position")?;
+    let pos = chess_core::Position::from_fen(fen).map_err(|e| e.to_string())?;
+    engine.new_game();
+    engine
+        .set_position(pos, &[])
+        .map_err(|_| "bench position refused".to_string())?;
+    let go = GoParams {
+        depth: Some(5),
+        ..GoParams::default()
+    };
+    let control = SearchControl::new();
+    let mut errors = Vec::new();
+    let nodes = measured(&mut || {
+        let result = engine.think(&go, &control, &mut |e| {
+            if let EngineEvent::Note(n) = e {
+                if n.starts_with("error") {
+                    errors.push(n);
+                }
+            }
+        });
+        Ok(result.nodes as i64)
+    })?;
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
+    }
+    // The search is deterministic; its node count is printed so that the
+    // guard sees a change of the tree apart from a change of speed.
+    println!("nodes {nodes}");
+    Ok(())
+}
+
+fn check(got: i64, expected: i64) -> Result<(), String> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(format!("result {got}, expected {expected}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let Some(what) = std::env::args().nth(1) else {
+        eprintln!("usage: icount MEASUREMENT | --list");
+        return ExitCode::from(2);
+    };
+    if what == "--list" {
+        for m in measurements() {
+            println!("{m}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let ran = match what.split_once('/') {
+        Some(("compile", "shanny")) => compile_shanny(),
+        Some(("perft", "5")) => perft(),
+        Some(("search", "node")) => search(),
+        Some((backend, name)) if BACKENDS.contains(&backend) => run_program(backend, name),
+        _ => Err(format!("unknown measurement `{what}` (try --list)")),
+    };
+    match ran {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("icount {what}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
