@@ -1,0 +1,414 @@
+//! The interpreter's private instruction form (the *register form*).
+//!
+//! Every operand names a register relative to the frame base: the
+//! function's frame slots first, then one register per operand-stack depth.
+//! Jump targets are indices into the translated code. An op is 8 bytes;
+//! operands that do not fit live in the [`Aux`] side table, and the target
+//! of a compare-and-branch op in the [`Op::Word`] that follows it.
+//!
+//! Besides one op per CVM instruction, the translation emits fused ops
+//! (the `K` forms, the `LdEJ*`/`LdXJ*` branches) for pairs the operand
+//! profiles of the benchmark and advice programs show to be frequent; they
+//! are this interpreter's own and are not CVM opcodes.
+
+/// A register number, relative to the frame base.
+pub(super) type Reg = u16;
+
+/// One instruction of the register form.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Op {
+    Halt,
+    Const {
+        dst: Reg,
+        k: i32,
+    },
+    Mov {
+        dst: Reg,
+        src: Reg,
+    },
+    Swap {
+        a: Reg,
+        b: Reg,
+    },
+    LdG {
+        dst: Reg,
+        g: u32,
+    },
+    StG {
+        src: Reg,
+        g: u32,
+    },
+    IncL {
+        r: Reg,
+    },
+    DecL {
+        r: Reg,
+    },
+    IncG {
+        g: u32,
+    },
+    DecG {
+        g: u32,
+    },
+    LRef {
+        dst: Reg,
+        list: u32,
+    },
+    LdE {
+        dst: Reg,
+        idx: Reg,
+        list: u16,
+    },
+    StE {
+        idx: Reg,
+        val: Reg,
+        list: u16,
+    },
+    /// `StE` of a constant value.
+    StEK {
+        idx: Reg,
+        list: u16,
+        k: i16,
+    },
+    /// `LdE` for list numbers above `u16::MAX`: `aux` holds list and index.
+    LdEW {
+        dst: Reg,
+        aux: u32,
+    },
+    /// `StE` for list numbers above `u16::MAX`: `aux` holds list, index and
+    /// value register.
+    StEW {
+        aux: u32,
+    },
+    LdX {
+        dst: Reg,
+        lst: Reg,
+        idx: Reg,
+    },
+    StX {
+        lst: Reg,
+        idx: Reg,
+        val: Reg,
+    },
+    /// `StX` of a constant value.
+    StXK {
+        lst: Reg,
+        idx: Reg,
+        k: i16,
+    },
+    /// Load a module list's element and jump (to the next `Word`'s target)
+    /// if it equals / differs from `k`.
+    LdEJEqK {
+        idx: Reg,
+        list: u16,
+        k: i16,
+    },
+    LdEJNeK {
+        idx: Reg,
+        list: u16,
+        k: i16,
+    },
+    /// Load an element of a referenced list and jump if it equals / differs
+    /// from `k`.
+    LdXJEqK {
+        lst: Reg,
+        idx: Reg,
+        k: i16,
+    },
+    LdXJNeK {
+        lst: Reg,
+        idx: Reg,
+        k: i16,
+    },
+    /// For-in step over a module list; the list, cursor and exit target are
+    /// in `aux[aux]` (keeps this enum at 8 bytes).
+    ForL {
+        dst: Reg,
+        aux: u32,
+    },
+    /// For-in step over a list parameter; `aux` as for `ForL`, whose `list`
+    /// field then names the frame slot holding the list reference.
+    ForX {
+        dst: Reg,
+        aux: u32,
+    },
+    Add {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Sub {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mul {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Div {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mod {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Neg {
+        dst: Reg,
+        a: Reg,
+    },
+    And {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Or {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Xor {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Not {
+        dst: Reg,
+        a: Reg,
+    },
+    Eq {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ne {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Lt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Le {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Gt {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ge {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LNot {
+        dst: Reg,
+        a: Reg,
+    },
+    /// Inverted for-in steps (`forl.b`, `forx.b`): jump when an element
+    /// was found; `aux` as for `ForL`/`ForX`. First adds 1 to register
+    /// `aux.inc` (the `incl` before the step, or a register that is dead
+    /// there).
+    ForLB {
+        dst: Reg,
+        aux: u32,
+    },
+    ForXB {
+        dst: Reg,
+        aux: u32,
+    },
+    MulI {
+        r: Reg,
+        k: i32,
+    },
+    DivI {
+        r: Reg,
+        k: i32,
+    },
+    ModI {
+        r: Reg,
+        k: i32,
+    },
+    /// Two moves: `dst <- a`, `dst+1 <- b`.
+    Mov2 {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// `r += 1`, then jump to the following `Word`'s target if `r < k`.
+    IncJLtI {
+        r: Reg,
+        k: i32,
+    },
+    /// `r += 1`, then jump to the following `Word`'s target if `r < b`.
+    IncJLt {
+        r: Reg,
+        b: Reg,
+    },
+    /// Returns `a + b` (`add; retv`).
+    RetAdd {
+        a: Reg,
+        b: Reg,
+    },
+    /// Charges `k` units of fuel.
+    Fuel {
+        k: u32,
+    },
+    /// An inlined call of a callee that makes no calls, `k` frames deep:
+    /// the depth check such a call would make, then one unit of fuel.
+    Enter {
+        k: u32,
+    },
+    /// An inlined call of a callee that calls: the depth check and the
+    /// fuel of a call, and one frame counted until the next `Leave`.
+    EnterF,
+    /// Ends the frame counted by an `EnterF`.
+    Leave,
+    /// A folded pattern: intrinsic, mode and mask are in `aux[aux]` (`a`,
+    /// `b` = mask low and high words, `target` = intrinsic | mode << 31);
+    /// the scalar argument is in `base`.
+    Pat {
+        base: Reg,
+        aux: u32,
+    },
+    AddI {
+        r: Reg,
+        k: i32,
+    },
+    /// `dst <- src + k` for an immediate that fits 16 bits.
+    AddIM {
+        dst: Reg,
+        src: Reg,
+        k: i16,
+    },
+    // Compare-and-branch ops: the target is in the `Word` that follows.
+    JEq {
+        a: Reg,
+        b: Reg,
+    },
+    JNe {
+        a: Reg,
+        b: Reg,
+    },
+    JLt {
+        a: Reg,
+        b: Reg,
+    },
+    JLe {
+        a: Reg,
+        b: Reg,
+    },
+    JGt {
+        a: Reg,
+        b: Reg,
+    },
+    JGe {
+        a: Reg,
+        b: Reg,
+    },
+    JEqI {
+        a: Reg,
+        k: i32,
+    },
+    JNeI {
+        a: Reg,
+        k: i32,
+    },
+    JLtI {
+        a: Reg,
+        k: i32,
+    },
+    JLeI {
+        a: Reg,
+        k: i32,
+    },
+    JGtI {
+        a: Reg,
+        k: i32,
+    },
+    JGeI {
+        a: Reg,
+        k: i32,
+    },
+    /// The operand word of the op before it; never executed.
+    Word {
+        w: u32,
+    },
+    Jmp {
+        target: u32,
+    },
+    Jz {
+        r: Reg,
+        target: u32,
+    },
+    Jnz {
+        r: Reg,
+        target: u32,
+    },
+    /// `aux[aux]` holds the case value and the target.
+    Case {
+        r: Reg,
+        aux: u32,
+    },
+    Call {
+        func: u32,
+        base: Reg,
+    },
+    Ret,
+    RetV {
+        src: Reg,
+    },
+    Intr {
+        id: u32,
+        base: Reg,
+    },
+    Write {
+        r: Reg,
+    },
+    TextOut {
+        text: u32,
+    },
+}
+
+// The dispatch loop copies ops out of the code; keep them one word wide.
+const _: () = assert!(std::mem::size_of::<Op>() == 8);
+
+/// Operands that do not fit an 8-byte [`Op`].
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Aux {
+    /// The list (ForL), the list-reference slot (ForX) or the case value.
+    pub a: u32,
+    /// The cursor slot (ForL, ForX).
+    pub b: u32,
+    /// The jump target.
+    pub target: u32,
+    /// The register an inverted for-in step increments first.
+    pub inc: u32,
+}
+
+/// Per-function facts the dispatch loop needs at calls.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct FuncMeta {
+    pub entry: u32,
+    pub arity: u32,
+    pub slots: u32,
+    pub frame: u32,
+    /// The fuel a call of the function charges ([`crate::verify::FunctionInfo::call_fuel`]).
+    pub fuel: u64,
+}
+
+/// A caller's state saved across a call.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Frame {
+    pub ret_pc: u32,
+    pub bp: u32,
+}

@@ -1,0 +1,1058 @@
+//! Translation of verified CVM code into the register form ([`super::op`]).
+//!
+//! The verifier knows the operand-stack depth before every instruction, so
+//! every stack slot has a fixed register. The translation goes further than
+//! one op per instruction: it keeps a *virtual stack* that records, for
+//! each stack slot, whether its value is already in the slot's register, is
+//! still the value of a frame slot (`ldl s` copies nothing; the consumer
+//! reads `s` itself), or is a constant not yet written (`push k`). A value
+//! is written to its slot's register only where something needs it there:
+//! before a jump target and before a branch (the code at the target expects
+//! every stack value in its register), for the arguments of a call or an
+//! intrinsic (which must lie side by side), before the frame slot it
+//! mirrors is written, and for ops that have no form reading it elsewhere.
+//! A computed value that is stored straight into a frame slot (`add; stl
+//! s`) is computed into that slot. Constant stores and list-element tests
+//! against constants become fused ops.
+//!
+//! The plain translation ([`Form::Plain`]) emits one op per executed CVM
+//! instruction (what a profile of CVM instructions counts).
+
+use super::op::{Aux, FuncMeta, Op, Reg};
+use crate::intrinsics::INTRINSICS;
+use crate::isa::{Opcode, Rel};
+use crate::verify::{InstrInfo, Program};
+use std::collections::{HashMap, HashSet};
+
+/// Which register form to produce.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// Loads elided, results forwarded, fused ops: the form that runs.
+    Fast,
+    /// One op per CVM instruction (for profiles of CVM instructions).
+    Plain,
+}
+
+/// The register form of a whole program.
+pub(super) struct Translation {
+    pub code: Vec<Op>,
+    pub aux: Vec<Aux>,
+    /// The CVM code offset each op stands for (runtime errors report it).
+    pub origin: Vec<u32>,
+    /// For each op, the fuel it charges when it jumps backward
+    /// ([`crate::verify::FunctionInfo::jump_fuel`]; 0 for other ops). A
+    /// compare-and-branch op's charge is on its `Word`.
+    pub back_fuel: Vec<u32>,
+    pub funcs: Vec<FuncMeta>,
+}
+
+/// Where the value of one operand-stack slot is during translation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Val {
+    /// In the stack slot's own register.
+    Slot,
+    /// Equal to frame slot `r`, which nothing has written since the value
+    /// was pushed.
+    Local(Reg),
+    /// The constant, not written anywhere yet.
+    Const(i32),
+}
+
+/// The translation of one function in progress.
+struct Emit<'t> {
+    out: &'t mut Translation,
+    /// Frame slots of the function (its first stack register).
+    slots: u32,
+    /// The virtual operand stack.
+    vals: Vec<Val>,
+    /// The CVM offset of the instruction being translated.
+    offset: u32,
+}
+
+impl Emit<'_> {
+    fn op(&mut self, op: Op) {
+        self.out.code.push(op);
+        self.out.origin.push(self.offset);
+        self.out.back_fuel.push(0);
+    }
+
+    /// An op followed by the `Word` holding its target; the `Word` carries
+    /// the backward-jump charge `back`.
+    fn branch(&mut self, op: Op, target: u32, back: u64) {
+        self.op(op);
+        self.out.code.push(Op::Word { w: target });
+        self.out.origin.push(self.offset);
+        self.out
+            .back_fuel
+            .push(u32::try_from(back).unwrap_or(u32::MAX));
+    }
+
+    fn aux(&mut self, a: u32, b: u32, target: u32) -> u32 {
+        self.out.aux.push(Aux {
+            a,
+            b,
+            target,
+            inc: 0,
+        });
+        self.out.aux.len() as u32 - 1
+    }
+
+    /// The register of stack slot `i`.
+    fn slot(&self, i: usize) -> Reg {
+        (self.slots + i as u32) as Reg
+    }
+
+    /// The register of the stack slot `k` below the top (1: the top).
+    fn st(&self, k: usize) -> Reg {
+        self.slot(self.vals.len() - k)
+    }
+
+    /// The register the next push writes.
+    fn push_reg(&self) -> Reg {
+        self.slot(self.vals.len())
+    }
+
+    /// Writes stack slot `i`'s value into its register.
+    fn materialize(&mut self, i: usize) {
+        match self.vals[i] {
+            Val::Slot => {}
+            Val::Local(r) => self.op(Op::Mov {
+                dst: self.slot(i),
+                src: r,
+            }),
+            Val::Const(k) => self.op(Op::Const {
+                dst: self.slot(i),
+                k,
+            }),
+        }
+        self.vals[i] = Val::Slot;
+    }
+
+    /// Writes every stack value into its register.
+    fn flush(&mut self) {
+        for i in 0..self.vals.len() {
+            self.materialize(i);
+        }
+    }
+
+    /// Before frame slot `r` is written: every stack value still equal to
+    /// it is copied into its own register.
+    fn spill_local(&mut self, r: Reg) {
+        for i in 0..self.vals.len() {
+            if self.vals[i] == Val::Local(r) {
+                self.materialize(i);
+            }
+        }
+    }
+
+    /// Pops the top value and returns the register holding it (a constant
+    /// is written into its slot's register first).
+    fn pop(&mut self) -> Reg {
+        let i = self.vals.len() - 1;
+        let r = match self.vals[i] {
+            Val::Local(r) => r,
+            Val::Slot | Val::Const(_) => {
+                self.materialize(i);
+                self.slot(i)
+            }
+        };
+        self.vals.pop();
+        r
+    }
+
+    /// Pops the top value when it is a constant that fits 16 bits.
+    fn pop_small_const(&mut self) -> Option<i16> {
+        match self.vals.last() {
+            Some(&Val::Const(k)) => {
+                let k = i16::try_from(k).ok()?;
+                self.vals.pop();
+                Some(k)
+            }
+            _ => None,
+        }
+    }
+
+    fn push(&mut self, v: Val) {
+        self.vals.push(v);
+    }
+
+    /// Pushes a value computed into its slot's register.
+    fn push_slot(&mut self) {
+        self.vals.push(Val::Slot);
+    }
+
+    /// Resets the virtual stack to `depth` values in their registers (at a
+    /// jump target, where every path has written them).
+    fn reset(&mut self, depth: u32) {
+        self.vals.clear();
+        self.vals.resize(depth as usize, Val::Slot);
+    }
+}
+
+/// Translates every function of a verified program.
+pub(super) fn translate(program: &Program, form: Form) -> Translation {
+    let module = program.module();
+    let mut out = Translation {
+        code: Vec::new(),
+        aux: Vec::new(),
+        origin: Vec::new(),
+        back_fuel: Vec::new(),
+        funcs: Vec::with_capacity(module.functions.len()),
+    };
+    for (f, info) in module.functions.iter().zip(program.function_infos()) {
+        let start = out.code.len();
+        out.funcs.push(FuncMeta {
+            entry: start as u32,
+            arity: f.arity(),
+            slots: f.frame_slots(),
+            frame: f.frame_slots() + f.max_stack,
+            fuel: info.call_fuel(),
+        });
+        let labels: HashSet<u32> = info
+            .instrs
+            .iter()
+            .filter_map(|i| i.instr.target())
+            .collect();
+        let elements = match form {
+            Form::Fast => element_slots(&info.instrs),
+            Form::Plain => HashMap::new(),
+        };
+        let mut pc_of: HashMap<u32, u32> = HashMap::new();
+        let mut e = Emit {
+            out: &mut out,
+            slots: f.frame_slots(),
+            vals: Vec::new(),
+            offset: 0,
+        };
+        let instrs = &info.instrs;
+        let mut k = 0;
+        while k < instrs.len() {
+            let i = &instrs[k];
+            k += 1;
+            let Some(depth) = i.depth else { continue };
+            e.offset = i.offset;
+            if let Some(&slot) = elements.get(&i.offset) {
+                // Every path arrives from a for-in step that wrote its
+                // element into `slot` (and the values below it into their
+                // registers).
+                let n = e.vals.len().saturating_sub(1);
+                for j in 0..n {
+                    e.materialize(j);
+                }
+                e.reset(depth);
+                if let Some(top) = e.vals.last_mut() {
+                    *top = Val::Local(slot);
+                }
+            } else if labels.contains(&i.offset) {
+                // Paths that jump here wrote every value; the path that
+                // falls through does so now.
+                e.flush();
+                e.reset(depth);
+            } else if e.vals.len() != depth as usize {
+                // Only reached after an unconditional transfer, where the
+                // virtual stack is stale.
+                e.reset(depth);
+            }
+            pc_of.insert(i.offset, e.out.code.len() as u32);
+            let next = Next {
+                instrs,
+                at: k,
+                labels: &labels,
+                elements: &elements,
+                fast: form == Form::Fast,
+            };
+            k += instruction(&mut e, program, info, i, next);
+            if form == Form::Plain {
+                e.flush();
+            }
+        }
+        // Verified targets are instruction starts of this function, so the
+        // map has them all.
+        let map = |t: &mut u32| *t = pc_of.get(t).copied().unwrap_or(0);
+        for op in &mut out.code[start..] {
+            match op {
+                Op::Jmp { target } | Op::Jz { target, .. } | Op::Jnz { target, .. } => map(target),
+                Op::Word { w } => map(w),
+                // The aux entries of these hold a jump target (other ops use
+                // the field for data).
+                Op::ForL { aux: x, .. }
+                | Op::ForX { aux: x, .. }
+                | Op::ForLB { aux: x, .. }
+                | Op::ForXB { aux: x, .. }
+                | Op::Case { aux: x, .. } => map(&mut out.aux[*x as usize].target),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The instructions after the one being translated, for fusions.
+#[derive(Copy, Clone)]
+struct Next<'a> {
+    instrs: &'a [InstrInfo],
+    /// Index of the next instruction.
+    at: usize,
+    labels: &'a HashSet<u32>,
+    /// [`element_slots`] of the function.
+    elements: &'a HashMap<u32, Reg>,
+    /// Fusions allowed.
+    fast: bool,
+}
+
+impl<'a> Next<'a> {
+    /// The same view `n` instructions further on.
+    fn skip(self, n: usize) -> Next<'a> {
+        Next {
+            at: self.at + n,
+            ..self
+        }
+    }
+
+    /// The instruction `n` places ahead (0: the next one) when control
+    /// reaches it only from the one before it: reachable and not a jump
+    /// target.
+    fn plain(&self, n: usize) -> Option<&'a InstrInfo> {
+        if !self.fast {
+            return None;
+        }
+        let i = self.instrs.get(self.at + n)?;
+        (i.depth.is_some() && !self.labels.contains(&i.offset)).then_some(i)
+    }
+
+    /// A value computed by the current instruction, then changed in place
+    /// by up to four immediate ops, then stored by `stl s` or `tee s`:
+    /// `(s, number of in-place ops, tee)`.
+    fn stored_into(&self) -> Option<(Reg, usize, bool)> {
+        for n in 0..=4 {
+            let i = self.plain(n)?;
+            match i.instr.opcode {
+                Opcode::Stl => return Some((i.instr.operands[0] as Reg, n, false)),
+                Opcode::Tee => return Some((i.instr.operands[0] as Reg, n, true)),
+                Opcode::AddI
+                | Opcode::MulI
+                | Opcode::DivI
+                | Opcode::ModI
+                | Opcode::Neg
+                | Opcode::BitNot
+                | Opcode::LNot => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+/// The op of an in-place immediate or unary instruction on register `r`.
+fn in_place(opcode: Opcode, k: i32, r: Reg) -> Op {
+    match opcode {
+        Opcode::AddI => Op::AddI { r, k },
+        Opcode::MulI => Op::MulI { r, k },
+        Opcode::DivI => Op::DivI { r, k },
+        Opcode::ModI => Op::ModI { r, k },
+        Opcode::Neg => Op::Neg { dst: r, a: r },
+        Opcode::BitNot => Op::Not { dst: r, a: r },
+        _ => Op::LNot { dst: r, a: r },
+    }
+}
+
+/// Where the value an instruction computes goes: into a frame slot when
+/// the instructions after it store it there (the in-place ops between are
+/// emitted on that slot), else into the result's stack register. Call after
+/// the operands were popped.
+struct Dest {
+    reg: Reg,
+    /// `(slot, in-place ops, tee)` when forwarded.
+    stored: Option<(Reg, usize, bool)>,
+}
+
+impl Dest {
+    fn new(e: &mut Emit<'_>, next: Next<'_>) -> Dest {
+        match next.stored_into() {
+            Some((s, n, tee)) => {
+                e.spill_local(s);
+                Dest {
+                    reg: s,
+                    stored: Some((s, n, tee)),
+                }
+            }
+            None => Dest {
+                reg: e.push_reg(),
+                stored: None,
+            },
+        }
+    }
+
+    /// After the op computing into `self.reg` was emitted: the in-place ops
+    /// and the stack effect of the store. Returns the instructions consumed
+    /// besides the current one.
+    fn finish(self, e: &mut Emit<'_>, next: Next<'_>) -> usize {
+        match self.stored {
+            None => {
+                e.push_slot();
+                0
+            }
+            Some((s, n, tee)) => {
+                for j in 0..n {
+                    let Some(i) = next.plain(j) else { break };
+                    e.offset = i.offset;
+                    let k = i.instr.operands.first().copied().unwrap_or(0) as i32;
+                    e.op(in_place(i.instr.opcode, k, s));
+                }
+                if tee {
+                    e.push(Val::Local(s));
+                }
+                n + 1
+            }
+        }
+    }
+}
+
+/// Translates one instruction; returns how many of the following
+/// instructions it consumed (fused into its ops).
+fn instruction(
+    e: &mut Emit<'_>,
+    program: &Program,
+    info: &crate::verify::FunctionInfo,
+    i: &InstrInfo,
+    next: Next<'_>,
+) -> usize {
+    let module = program.module();
+    let ops = i.instr.operands;
+    let back = |target: u32| info.jump_fuel(i.offset, target);
+    // A computed result: into its destination, then the stores after it.
+    macro_rules! result {
+        ($make:expr) => {{
+            let d = Dest::new(e, next);
+            let make: &dyn Fn(Reg) -> Op = &$make;
+            e.op(make(d.reg));
+            return d.finish(e, next);
+        }};
+    }
+    match i.instr.opcode {
+        Opcode::Nop => {}
+        Opcode::Halt => e.op(Op::Halt),
+        Opcode::Push => e.push(Val::Const(ops[0] as i32)),
+        Opcode::Pop => {
+            e.vals.pop();
+        }
+        Opcode::Dup => match e.vals.last().copied() {
+            Some(v @ (Val::Local(_) | Val::Const(_))) => e.push(v),
+            _ => {
+                let src = e.st(1);
+                e.op(Op::Mov {
+                    dst: e.push_reg(),
+                    src,
+                });
+                e.push_slot();
+            }
+        },
+        Opcode::Swap => {
+            let n = e.vals.len();
+            let (a, b) = (e.vals[n - 2], e.vals[n - 1]);
+            if a != Val::Slot && b != Val::Slot {
+                e.vals.swap(n - 2, n - 1);
+            } else {
+                e.materialize(n - 2);
+                e.materialize(n - 1);
+                e.op(Op::Swap {
+                    a: e.st(2),
+                    b: e.st(1),
+                });
+            }
+        }
+        Opcode::Ldl => e.push(Val::Local(ops[0] as Reg)),
+        Opcode::Ldl2 if !next.fast => {
+            e.op(Op::Mov2 {
+                dst: e.push_reg(),
+                a: ops[0] as Reg,
+                b: ops[1] as Reg,
+            });
+            e.push_slot();
+            e.push_slot();
+        }
+        Opcode::Ldl2 => {
+            e.push(Val::Local(ops[0] as Reg));
+            e.push(Val::Local(ops[1] as Reg));
+        }
+        Opcode::Stl => {
+            let s = ops[0] as Reg;
+            match e.vals.last().copied() {
+                Some(Val::Local(r)) if r == s => {
+                    e.vals.pop();
+                }
+                Some(Val::Const(k)) => {
+                    e.vals.pop();
+                    e.spill_local(s);
+                    e.op(Op::Const { dst: s, k });
+                }
+                _ => {
+                    let src = e.pop();
+                    e.spill_local(s);
+                    e.op(Op::Mov { dst: s, src });
+                }
+            }
+        }
+        Opcode::Tee => {
+            let s = ops[0] as Reg;
+            match e.vals.last().copied() {
+                Some(Val::Local(r)) if r == s => {}
+                Some(Val::Const(k)) => {
+                    e.vals.pop();
+                    e.spill_local(s);
+                    e.op(Op::Const { dst: s, k });
+                    e.push(Val::Local(s));
+                }
+                _ => {
+                    let src = e.pop();
+                    e.spill_local(s);
+                    e.op(Op::Mov { dst: s, src });
+                    // The value is in `s` now, and still in its stack slot
+                    // unless it was a frame slot's (the plain form keeps
+                    // every value in its slot).
+                    e.push(if next.fast { Val::Local(s) } else { Val::Slot });
+                }
+            }
+        }
+        Opcode::Ldg => result!(|dst| Op::LdG { dst, g: ops[0] }),
+        Opcode::Stg => {
+            let src = e.pop();
+            e.op(Op::StG { src, g: ops[0] });
+        }
+        Opcode::Incl if next.fast => {
+            let r = ops[0] as Reg;
+            if let Some(step) = next
+                .plain(0)
+                .filter(|n| matches!(n.instr.opcode, Opcode::ForlB | Opcode::ForxB))
+            {
+                e.spill_local(r);
+                for_step(e, info, step, next.skip(1), Some(r));
+                return 1;
+            }
+            if let Some((b, jlt, used)) = counted_step(next, r) {
+                e.spill_local(r);
+                e.flush();
+                e.op(Op::IncJLt { r, b });
+                e.offset = jlt.offset;
+                let target = jlt.instr.operands[0];
+                e.out.code.push(Op::Word { w: target });
+                e.out.origin.push(jlt.offset);
+                let back = info.jump_fuel(jlt.offset, target);
+                e.out
+                    .back_fuel
+                    .push(u32::try_from(back).unwrap_or(u32::MAX));
+                return used;
+            }
+            e.spill_local(r);
+            e.op(Op::IncL { r });
+        }
+        Opcode::Incl | Opcode::Decl => {
+            let r = ops[0] as Reg;
+            e.spill_local(r);
+            e.op(if i.instr.opcode == Opcode::Incl {
+                Op::IncL { r }
+            } else {
+                Op::DecL { r }
+            });
+        }
+        Opcode::Incg => e.op(Op::IncG { g: ops[0] }),
+        Opcode::Decg => e.op(Op::DecG { g: ops[0] }),
+        Opcode::Lref => result!(|dst| Op::LRef { dst, list: ops[0] }),
+        Opcode::Lde | Opcode::LdeL => {
+            let idx = if i.instr.opcode == Opcode::Lde {
+                e.pop()
+            } else {
+                ops[1] as Reg
+            };
+            let list = ops[0];
+            if let (Ok(list), Some((k, jeq, target))) = (u16::try_from(list), const_test(next)) {
+                e.flush();
+                let op = if jeq {
+                    Op::LdEJEqK { idx, list, k }
+                } else {
+                    Op::LdEJNeK { idx, list, k }
+                };
+                return fused_branch(e, info, next, op, target);
+            }
+            let wide = match u16::try_from(list) {
+                Ok(_) => None,
+                Err(_) => Some(e.aux(list, u32::from(idx), 0)),
+            };
+            result!(|dst| match (u16::try_from(list), wide) {
+                (Ok(list), _) => Op::LdE { dst, idx, list },
+                (Err(_), aux) => Op::LdEW {
+                    dst,
+                    aux: aux.unwrap_or(0),
+                },
+            })
+        }
+        Opcode::Ste | Opcode::SteL => {
+            let list = ops[0];
+            let small = u16::try_from(list).ok();
+            let k = if small.is_some() {
+                e.pop_small_const()
+            } else {
+                None
+            };
+            let val = if k.is_none() { Some(e.pop()) } else { None };
+            let idx = if i.instr.opcode == Opcode::Ste {
+                e.pop()
+            } else {
+                ops[1] as Reg
+            };
+            match (small, k, val) {
+                (Some(list), Some(k), _) => e.op(Op::StEK { idx, list, k }),
+                (Some(list), None, Some(val)) => e.op(Op::StE { idx, val, list }),
+                (_, _, val) => {
+                    let val = val.unwrap_or(0);
+                    let aux = e.aux(list, u32::from(idx), u32::from(val));
+                    e.op(Op::StEW { aux });
+                }
+            }
+        }
+        Opcode::Ldx | Opcode::LdxL => {
+            let (lst, idx) = if i.instr.opcode == Opcode::Ldx {
+                let idx = e.pop();
+                (e.pop(), idx)
+            } else {
+                (ops[0] as Reg, ops[1] as Reg)
+            };
+            if let Some((k, jeq, target)) = const_test(next) {
+                e.flush();
+                let op = if jeq {
+                    Op::LdXJEqK { lst, idx, k }
+                } else {
+                    Op::LdXJNeK { lst, idx, k }
+                };
+                return fused_branch(e, info, next, op, target);
+            }
+            result!(|dst| Op::LdX { dst, lst, idx })
+        }
+        Opcode::Stx | Opcode::StxL => {
+            let k = e.pop_small_const();
+            let val = if k.is_none() { Some(e.pop()) } else { None };
+            let (lst, idx) = if i.instr.opcode == Opcode::Stx {
+                let idx = e.pop();
+                (e.pop(), idx)
+            } else {
+                (ops[0] as Reg, ops[1] as Reg)
+            };
+            match (k, val) {
+                (Some(k), _) => e.op(Op::StXK { lst, idx, k }),
+                (None, val) => e.op(Op::StX {
+                    lst,
+                    idx,
+                    val: val.unwrap_or(0),
+                }),
+            }
+        }
+        Opcode::AddL | Opcode::SubL | Opcode::MulL => {
+            let a = e.pop();
+            let b = ops[0] as Reg;
+            let opcode = i.instr.opcode;
+            result!(|dst| match opcode {
+                Opcode::AddL => Op::Add { dst, a, b },
+                Opcode::SubL => Op::Sub { dst, a, b },
+                _ => Op::Mul { dst, a, b },
+            })
+        }
+        Opcode::Add
+        | Opcode::Sub
+        | Opcode::Mul
+        | Opcode::Div
+        | Opcode::Mod
+        | Opcode::BitAnd
+        | Opcode::BitOr
+        | Opcode::BitXor
+        | Opcode::Eq
+        | Opcode::Ne
+        | Opcode::Lt
+        | Opcode::Le
+        | Opcode::Gt
+        | Opcode::Ge => {
+            let b = e.pop();
+            let a = e.pop();
+            let opcode = i.instr.opcode;
+            if opcode == Opcode::Add
+                && matches!(next.plain(0), Some(n) if n.instr.opcode == Opcode::RetV)
+            {
+                e.op(Op::RetAdd { a, b });
+                return 1;
+            }
+            result!(|dst| binary(opcode, dst, a, b))
+        }
+        Opcode::Neg | Opcode::BitNot | Opcode::LNot => {
+            let a = e.pop();
+            let opcode = i.instr.opcode;
+            result!(|dst| match opcode {
+                Opcode::Neg => Op::Neg { dst, a },
+                Opcode::BitNot => Op::Not { dst, a },
+                _ => Op::LNot { dst, a },
+            })
+        }
+        Opcode::AddI | Opcode::MulI | Opcode::DivI | Opcode::ModI => {
+            let k = ops[0] as i32;
+            let n = e.vals.len();
+            match (i.instr.opcode, e.vals[n - 1]) {
+                (Opcode::AddI, Val::Local(src)) if i16::try_from(k).is_ok() => {
+                    e.vals.pop();
+                    let k = k as i16;
+                    result!(|dst| Op::AddIM { dst, src, k })
+                }
+                (opcode, _) => {
+                    e.materialize(n - 1);
+                    e.op(in_place(opcode, k, e.st(1)));
+                }
+            }
+        }
+        Opcode::LdlAddI => {
+            let src = ops[0] as Reg;
+            let k = ops[1] as i32;
+            match i16::try_from(k) {
+                Ok(k) => result!(|dst| Op::AddIM { dst, src, k }),
+                Err(_) => {
+                    // A wide immediate: a move, then the add in place.
+                    let dst = e.push_reg();
+                    e.op(Op::Mov { dst, src });
+                    e.op(Op::AddI { r: dst, k });
+                    e.push_slot();
+                }
+            }
+        }
+        Opcode::ForlB | Opcode::ForxB | Opcode::Forl | Opcode::Forx => {
+            for_step(e, info, i, next, None);
+        }
+        Opcode::IncJLtLI => {
+            let r = ops[0] as Reg;
+            e.spill_local(r);
+            e.flush();
+            e.branch(
+                Op::IncJLtI {
+                    r,
+                    k: ops[1] as i32,
+                },
+                ops[2],
+                back(ops[2]),
+            );
+        }
+        Opcode::Fuel => e.op(Op::Fuel { k: ops[0] }),
+        Opcode::Enter => e.op(Op::Enter { k: ops[0] }),
+        Opcode::EnterF => e.op(Op::EnterF),
+        Opcode::Leave => e.op(Op::Leave),
+        Opcode::PatAll | Opcode::PatAny => {
+            let params = INTRINSICS[ops[0] as usize].params.len();
+            // The list parameter is folded into the mask; the others lie
+            // side by side from `base`.
+            let n = e.vals.len();
+            for j in n + 1 - params..n {
+                e.materialize(j);
+            }
+            let mode_bit = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
+            let base = e.st(params - 1);
+            let aux = e.aux(ops[1], ops[2], ops[0] | mode_bit);
+            e.op(Op::Pat { base, aux });
+            e.vals.truncate(n + 1 - params);
+            e.push_slot();
+        }
+        Opcode::JEqLI
+        | Opcode::JNeLI
+        | Opcode::JLtLI
+        | Opcode::JLeLI
+        | Opcode::JGtLI
+        | Opcode::JGeLI => {
+            e.flush();
+            e.branch(
+                jump_imm_op(rel(i.instr.opcode), ops[0] as Reg, ops[1] as i32),
+                ops[2],
+                back(ops[2]),
+            );
+        }
+        Opcode::JEq | Opcode::JNe | Opcode::JLt | Opcode::JLe | Opcode::JGt | Opcode::JGe => {
+            let b = e.pop();
+            let a = e.pop();
+            e.flush();
+            e.branch(jump_op(rel(i.instr.opcode), a, b), ops[0], back(ops[0]));
+        }
+        Opcode::JEqI | Opcode::JNeI | Opcode::JLtI | Opcode::JLeI | Opcode::JGtI | Opcode::JGeI => {
+            let a = e.pop();
+            e.flush();
+            e.branch(
+                jump_imm_op(rel(i.instr.opcode), a, ops[0] as i32),
+                ops[1],
+                back(ops[1]),
+            );
+        }
+        Opcode::Jmp => {
+            e.flush();
+            e.op(Op::Jmp { target: ops[0] });
+            let at = e.out.back_fuel.len() - 1;
+            e.out.back_fuel[at] = u32::try_from(back(ops[0])).unwrap_or(u32::MAX);
+        }
+        Opcode::Jz | Opcode::Jnz => {
+            let r = e.pop();
+            e.flush();
+            e.op(if i.instr.opcode == Opcode::Jz {
+                Op::Jz { r, target: ops[0] }
+            } else {
+                Op::Jnz { r, target: ops[0] }
+            });
+            let at = e.out.back_fuel.len() - 1;
+            e.out.back_fuel[at] = u32::try_from(back(ops[0])).unwrap_or(u32::MAX);
+        }
+        Opcode::Case => {
+            // The value stays on the stack when the case does not match; the
+            // target expects the values below it in their registers.
+            let n = e.vals.len();
+            for j in 0..n - 1 {
+                e.materialize(j);
+            }
+            let r = match e.vals[n - 1] {
+                Val::Local(r) => r,
+                _ => {
+                    e.materialize(n - 1);
+                    e.st(1)
+                }
+            };
+            let aux = e.aux(ops[0], 0, ops[1]);
+            e.op(Op::Case { r, aux });
+            let at = e.out.back_fuel.len() - 1;
+            e.out.back_fuel[at] = u32::try_from(back(ops[1])).unwrap_or(u32::MAX);
+        }
+        Opcode::Call => {
+            let callee = &module.functions[ops[0] as usize];
+            let arity = callee.arity() as usize;
+            let n = e.vals.len();
+            for j in n - arity..n {
+                e.materialize(j);
+            }
+            let base = e.slot(n - arity);
+            e.op(Op::Call { func: ops[0], base });
+            e.vals.truncate(n - arity);
+            if callee.returns_value {
+                e.push_slot();
+            }
+        }
+        Opcode::Ret => e.op(Op::Ret),
+        Opcode::RetV => {
+            let src = e.pop();
+            e.op(Op::RetV { src });
+        }
+        Opcode::RetVL => e.op(Op::RetV { src: ops[0] as Reg }),
+        Opcode::Intr => {
+            let intrinsic = &INTRINSICS[ops[0] as usize];
+            let params = intrinsic.params.len();
+            let n = e.vals.len();
+            for j in n - params..n {
+                e.materialize(j);
+            }
+            let base = e.slot(n - params);
+            e.op(Op::Intr { id: ops[0], base });
+            e.vals.truncate(n - params);
+            if intrinsic.returns {
+                e.push_slot();
+            }
+        }
+        Opcode::Write => {
+            let r = e.pop();
+            e.op(Op::Write { r });
+        }
+        Opcode::TextOut => e.op(Op::TextOut { text: ops[0] }),
+    }
+    0
+}
+
+/// A for-in step (`i`, with `next` the instructions after it); `inc`: the
+/// frame slot of an `incl` just before an inverted step, fused into it.
+fn for_step(
+    e: &mut Emit<'_>,
+    info: &crate::verify::FunctionInfo,
+    i: &InstrInfo,
+    next: Next<'_>,
+    inc: Option<Reg>,
+) {
+    e.offset = i.offset;
+    let ops = i.instr.operands;
+    let cursor = ops[1] as Reg;
+    e.spill_local(cursor);
+    e.flush();
+    let forward = matches!(i.instr.opcode, Opcode::Forl | Opcode::Forx);
+    // Where the element arrives: the next instruction for the forward
+    // forms, the target for the inverted ones.
+    let arrives = if forward {
+        next.instrs.get(next.at).map(|n| n.offset)
+    } else {
+        Some(ops[2])
+    };
+    let into = arrives.and_then(|at| next.elements.get(&at).copied());
+    let dst = into.unwrap_or_else(|| e.push_reg());
+    let aux = e.aux(ops[0], ops[1], ops[2]);
+    // An inverted step without a fused `incl` increments the register of
+    // the stack slot above the values, which holds nothing on the path
+    // that falls through (the one it pushes on is the path that jumps).
+    e.out.aux[aux as usize].inc = u32::from(inc.unwrap_or_else(|| e.push_reg()));
+    e.op(match i.instr.opcode {
+        Opcode::ForlB => Op::ForLB { dst, aux },
+        Opcode::ForxB => Op::ForXB { dst, aux },
+        Opcode::Forl => Op::ForL { dst, aux },
+        _ => Op::ForX { dst, aux },
+    });
+    let at = e.out.back_fuel.len() - 1;
+    e.out.back_fuel[at] = u32::try_from(info.jump_fuel(i.offset, ops[2])).unwrap_or(u32::MAX);
+    // The forward forms push on the path that falls through; the inverted
+    // ones on the path that jumps.
+    if forward {
+        e.push(into.map_or(Val::Slot, Val::Local));
+    }
+}
+
+/// After `incl r`: the loop test `ldl2 r b; jlt L` (or `ldl r; ldl b; jlt
+/// L`) with `b` a frame slot: `(b, the jlt, instructions used)`.
+fn counted_step(next: Next<'_>, r: Reg) -> Option<(Reg, &InstrInfo, usize)> {
+    let first = next.plain(0)?;
+    let (b, at) = match first.instr.opcode {
+        Opcode::Ldl2 if first.instr.operands[0] as Reg == r => (first.instr.operands[1], 1),
+        Opcode::Ldl if first.instr.operands[0] as Reg == r => {
+            let second = next.plain(1)?;
+            if second.instr.opcode != Opcode::Ldl {
+                return None;
+            }
+            (second.instr.operands[0], 2)
+        }
+        _ => return None,
+    };
+    let jlt = next.plain(at)?;
+    (jlt.instr.opcode == Opcode::JLt).then_some((b as Reg, jlt, at + 1))
+}
+
+/// The jump targets where a for-in step delivers its element on every path
+/// that arrives, and whose instruction stores the element into a frame slot
+/// (`tee s` or `stl s`, the loop variable): target -> slot. The steps write
+/// the element straight into the slot.
+fn element_slots(instrs: &[InstrInfo]) -> HashMap<u32, Reg> {
+    // Per target: (paths arriving, paths arriving with an element).
+    let mut arrivals: HashMap<u32, (u32, u32)> = HashMap::new();
+    let reachable: Vec<&InstrInfo> = instrs.iter().filter(|i| i.depth.is_some()).collect();
+    for (n, i) in reachable.iter().enumerate() {
+        let opcode = i.instr.opcode;
+        if let Some(t) = i.instr.target() {
+            let with = u32::from(matches!(opcode, Opcode::ForlB | Opcode::ForxB));
+            let a = arrivals.entry(t).or_default();
+            a.0 += 1;
+            a.1 += with;
+        }
+        let falls = !matches!(
+            opcode,
+            Opcode::Jmp | Opcode::Ret | Opcode::RetV | Opcode::RetVL | Opcode::Halt
+        );
+        if let (true, Some(after)) = (falls, reachable.get(n + 1)) {
+            let with = u32::from(matches!(opcode, Opcode::Forl | Opcode::Forx));
+            let a = arrivals.entry(after.offset).or_default();
+            a.0 += 1;
+            a.1 += with;
+        }
+    }
+    reachable
+        .iter()
+        .filter(
+            |i| matches!(arrivals.get(&i.offset), Some(&(all, with)) if all == with && with > 0),
+        )
+        .filter(|i| matches!(i.instr.opcode, Opcode::Tee | Opcode::Stl))
+        .map(|i| (i.offset, i.instr.operands[0] as Reg))
+        .collect()
+}
+
+/// The instruction after a load, when it tests the loaded value against a
+/// constant that fits 16 bits for (in)equality: `(k, equal, target)`.
+fn const_test(next: Next<'_>) -> Option<(i16, bool, u32)> {
+    let j = next.plain(0)?;
+    let jeq = match j.instr.opcode {
+        Opcode::JEqI => true,
+        Opcode::JNeI => false,
+        _ => return None,
+    };
+    let k = i16::try_from(j.instr.operands[0] as i32).ok()?;
+    Some((k, jeq, j.instr.operands[1]))
+}
+
+/// Emits a fused load-and-branch op: the load keeps the current
+/// instruction's offset (its bounds error), the `Word` the branch's (its
+/// fuel). Consumes the branch.
+fn fused_branch(
+    e: &mut Emit<'_>,
+    info: &crate::verify::FunctionInfo,
+    next: Next<'_>,
+    op: Op,
+    target: u32,
+) -> usize {
+    let Some(j) = next.plain(0) else { return 0 };
+    e.op(op);
+    e.offset = j.offset;
+    e.out.code.push(Op::Word { w: target });
+    e.out.origin.push(j.offset);
+    let back = info.jump_fuel(j.offset, target);
+    e.out
+        .back_fuel
+        .push(u32::try_from(back).unwrap_or(u32::MAX));
+    1
+}
+
+/// `dst = a op b` for a binary opcode.
+fn binary(opcode: Opcode, dst: Reg, a: Reg, b: Reg) -> Op {
+    match opcode {
+        Opcode::Add => Op::Add { dst, a, b },
+        Opcode::Sub => Op::Sub { dst, a, b },
+        Opcode::Mul => Op::Mul { dst, a, b },
+        Opcode::Div => Op::Div { dst, a, b },
+        Opcode::Mod => Op::Mod { dst, a, b },
+        Opcode::BitAnd => Op::And { dst, a, b },
+        Opcode::BitOr => Op::Or { dst, a, b },
+        Opcode::BitXor => Op::Xor { dst, a, b },
+        _ => value_op(rel(opcode), dst, a, b),
+    }
+}
+
+/// The relation of a comparison opcode, from its table row. Only
+/// comparison opcodes are translated through it (the table's tests check
+/// their rows, and the interpreter's tests run every one).
+fn rel(op: Opcode) -> Rel {
+    match op.compare() {
+        Some(c) => c.rel,
+        None => unreachable!("{op} is translated as a comparison but its table row has none"),
+    }
+}
+
+/// `dst = (a rel b)` as 1 or 0.
+fn value_op(rel: Rel, dst: Reg, a: Reg, b: Reg) -> Op {
+    match rel {
+        Rel::Eq => Op::Eq { dst, a, b },
+        Rel::Ne => Op::Ne { dst, a, b },
+        Rel::Lt => Op::Lt { dst, a, b },
+        Rel::Le => Op::Le { dst, a, b },
+        Rel::Gt => Op::Gt { dst, a, b },
+        Rel::Ge => Op::Ge { dst, a, b },
+    }
+}
+
+/// Jump if `a rel b` (the target follows in a `Word`).
+fn jump_op(rel: Rel, a: Reg, b: Reg) -> Op {
+    match rel {
+        Rel::Eq => Op::JEq { a, b },
+        Rel::Ne => Op::JNe { a, b },
+        Rel::Lt => Op::JLt { a, b },
+        Rel::Le => Op::JLe { a, b },
+        Rel::Gt => Op::JGt { a, b },
+        Rel::Ge => Op::JGe { a, b },
+    }
+}
+
+/// Jump if `a rel k` (the target follows in a `Word`).
+fn jump_imm_op(rel: Rel, a: Reg, k: i32) -> Op {
+    match rel {
+        Rel::Eq => Op::JEqI { a, k },
+        Rel::Ne => Op::JNeI { a, k },
+        Rel::Lt => Op::JLtI { a, k },
+        Rel::Le => Op::JLeI { a, k },
+        Rel::Gt => Op::JGtI { a, k },
+        Rel::Ge => Op::JGeI { a, k },
+    }
+}

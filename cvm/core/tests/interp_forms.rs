@@ -1,0 +1,377 @@
+//! The interpreter's two translations agree: the form that runs (loads
+//! elided, results forwarded into frame slots, fused ops) and the plain form
+//! of profiled runs (one op per CVM instruction). Each program below is
+//! written to hit one rewrite of the fast form, including the cases where
+//! it must not apply; every program runs under every fuel limit from 0 up to
+//! what it needs, and the two forms must agree on the result, the error and
+//! its code offset, the output, the fuel spent and the memory.
+
+use cvm::{asm, CollectOutput, Interpreter, Limits, NoHost, Program, Vm};
+
+struct Quiet;
+
+impl cvm::interp::Profiler for Quiet {
+    fn step(&mut self, _: u32) {}
+}
+
+/// Everything a run shows, as text (errors with their code offsets).
+fn run(program: &Program, fuel: Option<u64>, profiled: bool) -> String {
+    let mut vm = Interpreter::new(program);
+    vm.set_limits(Limits {
+        fuel,
+        ..Limits::default()
+    });
+    let mut out = CollectOutput::default();
+    let main = program
+        .module()
+        .functions
+        .iter()
+        .position(|f| f.name == "main")
+        .expect("main") as u32;
+    let result = if profiled {
+        vm.call_profiled(main, &[], &mut NoHost, &mut out, &mut Quiet)
+    } else {
+        vm.call(main, &[], &mut NoHost, &mut out)
+    };
+    let result = match result {
+        Ok(c) => format!("{c:?}"),
+        Err(e) => format!("{:?} at {}", e.kind, e.offset),
+    };
+    format!(
+        "{result}; output {:?}; fuel {}; memory {:?}",
+        out.lines,
+        vm.fuel_used(),
+        vm.memory()
+    )
+}
+
+/// Runs `source` on both forms, unlimited and under every fuel limit up to
+/// what the unlimited run spent; returns the unlimited run's account.
+fn agree(source: &str) -> String {
+    let module = asm::assemble(source).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let program = Program::new(module).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let fast = run(&program, None, false);
+    assert_eq!(fast, run(&program, None, true), "unlimited\n{source}");
+    let mut vm = Interpreter::new(&program);
+    let main = program
+        .module()
+        .functions
+        .iter()
+        .position(|f| f.name == "main")
+        .expect("main") as u32;
+    let _ = vm.call(main, &[], &mut NoHost, &mut CollectOutput::default());
+    for fuel in 0..=vm.fuel_used() {
+        assert_eq!(
+            run(&program, Some(fuel), false),
+            run(&program, Some(fuel), true),
+            "fuel {fuel}\n{source}"
+        );
+    }
+    fast
+}
+
+#[test]
+fn a_slot_written_while_its_old_value_waits_on_the_stack() {
+    // `ldl x` leaves x's old value on the stack; `stl x` must not change it.
+    let r = agree(
+        ".func main params 0 lists 0 locals 2 stack 3 value
+    push 7
+    stl 0
+    ldl 0
+    ldl 0
+    push 5
+    add
+    stl 0
+    ldl 0
+    add
+    write
+    ldl 0
+    incl 0
+    ldl 0
+    sub
+    retv
+.end
+",
+    );
+    // 7 + 12 written, then 12 - 13.
+    assert!(
+        r.starts_with("Returned(Some(-1)); output [Value(19)]"),
+        "{r}"
+    );
+}
+
+#[test]
+fn results_forwarded_through_in_place_ops_and_tee() {
+    let r = agree(
+        ".func main params 0 lists 0 locals 3 stack 3 value
+    push 100
+    stl 0
+    push 3
+    stl 1
+    ldl 0
+    ldl 1
+    mul
+    add.i 5
+    mod.i 7
+    neg
+    stl 2
+    ldl 2
+    write
+    ldl 0
+    ldl 1
+    sub
+    tee 0
+    ldl 0
+    add
+    write
+    ldl 0
+    div.i 0
+    retv
+.end
+",
+    );
+    // (300 + 5) % 7 = 4, negated; tee: 97 + 97; then a division by zero.
+    assert!(r.contains("output [Value(-4), Value(194)]"), "{r}");
+    assert!(r.starts_with("DivisionByZero"), "{r}");
+}
+
+#[test]
+fn lazy_values_duplicated_swapped_and_kept_across_branches() {
+    let r = agree(
+        ".func main params 0 lists 0 locals 2 stack 4 value
+    push 4
+    stl 0
+    push 9
+    stl 1
+    ldl 0
+    ldl 1
+    swap
+    sub
+    write
+    ldl 0
+    dup
+    push 2
+    swap
+    sub
+    add
+    write
+    ldl 1
+    ldl 0
+    jz L1
+    incl 1
+    ldl 1
+    add
+L1:
+    retv
+.end
+",
+    );
+    // 9 - 4; 4 + (2 - 4); the old 9 plus the new 10.
+    assert!(
+        r.starts_with("Returned(Some(19)); output [Value(5), Value(2)]"),
+        "{r}"
+    );
+}
+
+#[test]
+fn constant_stores_and_element_tests_against_constants() {
+    let r = agree(
+        ".list flags 6
+.func main params 0 lists 0 locals 2 stack 2 value
+    push 0
+    stl 0
+L0:
+    push 1
+    ste.l flags 0
+    inc.jlt.li 0 6 L0
+    push 3
+    push 0
+    ste flags
+    push 0
+    stl 0
+    push 0
+    stl 1
+L1:
+    lde.l flags 0
+    jeq.i 0 L2
+    incl 1
+L2:
+    incl 0
+    ldl 0
+    lde flags
+    jne.i 1 L3
+    jmp L1
+L3:
+    ldl 1
+    write
+    push 9
+    lde flags
+    retv
+.end
+",
+    );
+    // Three ones before the zero at index 3; then index 9 is out of bounds.
+    assert!(r.contains("output [Value(3)]"), "{r}");
+    assert!(r.starts_with("ListIndex"), "{r}");
+}
+
+#[test]
+fn referenced_lists_with_constant_stores_and_tests() {
+    let r = agree(
+        ".list a 4
+.func fill params 1 lists 1 locals 0 stack 3 proc
+.slots n l
+    ldl l
+    ldl n
+    push 1
+    stx
+    push 0
+    stx.l l n
+    ldl l
+    ldl n
+    ldx
+    jne.i 0 L1
+    ldl l
+    ldl n
+    push 2
+    stx
+L1:
+    ret
+.end
+.func main params 0 lists 0 locals 1 stack 3 value
+    push 0
+    stl 0
+L0:
+    ldl 0
+    lref a
+    call fill
+    inc.jlt.li 0 6 L0
+    push 0
+    retv
+.end
+",
+    );
+    // Index 4 is the end marker's slot; 5 is out of bounds.
+    assert!(r.starts_with("ListIndex"), "{r}");
+    assert!(r.contains("2, 2, 2, 2, 2"), "{r}");
+}
+
+#[test]
+fn for_in_loops_with_the_element_stored_and_the_counter_fused() {
+    // The shape of Che++'s CopyList after the optimizer: the element
+    // arrives at the loop head (`tee i`) from both for-in steps, and the
+    // `incl` before the inverted step is fused into it.
+    let r = agree(
+        ".list src 5 = 3 1 4 1 5
+.list dst 6
+.func copy params 0 lists 2 locals 3 stack 1 proc
+.slots to from i j cur
+    push 0
+    stl j
+    push 0
+    stl cur
+    forx from cur L9
+L1:
+    tee i
+    stx.l to j
+    incl j
+    forx.b from cur L1
+    fuel 1
+L9:
+    ldl i
+    stx.l to j
+    ret
+.end
+.func main params 0 lists 0 locals 3 stack 2 value
+.slots i s cur
+    lref dst
+    lref src
+    call copy
+    push 0
+    stl cur
+    forl src cur L8
+L2:
+    stl i
+    ldl s
+    ldl i
+    add
+    stl s
+    forl.b src cur L2
+L8:
+    ldl s
+    ldl i
+    mul
+    retv
+.end
+",
+    );
+    // The copy ends with the last element after it; the sum 14 times the
+    // last element 5.
+    assert!(r.starts_with("Returned(Some(70))"), "{r}");
+    assert!(r.contains("3, 1, 4, 1, 5, 5"), "{r}");
+}
+
+#[test]
+fn a_for_in_target_also_reached_by_a_jump_keeps_its_stack_value() {
+    // L1 is reached by the step and by a `jmp` that pushed its own value,
+    // so the element cannot go straight into `i`.
+    let r = agree(
+        ".list src 3 = 7 8 9
+.func main params 0 lists 0 locals 3 stack 2 value
+.slots i s cur
+    push 0
+    stl cur
+    push 100
+    jmp L1
+L0:
+    forl.b src cur L1
+    ldl s
+    retv
+L1:
+    stl i
+    ldl s
+    ldl i
+    add
+    stl s
+    jmp L0
+.end
+",
+    );
+    assert!(r.starts_with("Returned(Some(124))"), "{r}");
+}
+
+#[test]
+fn counted_loops_with_a_bound_in_a_slot_and_returns_of_a_sum() {
+    let r = agree(
+        ".func sum params 2 lists 0 locals 0 stack 2 value
+.slots a b
+    ldl2 a b
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 3 stack 3 value
+.slots c n acc
+    push 7
+    stl n
+    push 0
+    stl c
+L0:
+    ldl acc
+    ldl c
+    call sum
+    stl acc
+    incl c
+    ldl2 c n
+    jlt L0
+    incl c
+    ldl c
+    ldl n
+    jlt L0
+    ldl acc
+    retv
+.end
+",
+    );
+    // 0 + 1 + ... + 6 = 21; the second test sees c = 8 and falls out.
+    assert!(r.starts_with("Returned(Some(21))"), "{r}");
+}
