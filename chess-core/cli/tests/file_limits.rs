@@ -1,5 +1,5 @@
 //! Every reader of a file a user names refuses special files (a character device such as
-//! `/dev/zero`, a FIFO, a directory) and files over the documented limit (16 MiB for programs,
+//! `/dev/zero`, a FIFO, a directory) and files over the documented limit (4 MiB for programs,
 //! 64 MiB for books and PGN files) with a clear message, at once: `che` (every subcommand and
 //! `include`), CHEG programs, `che-engine book`, and the engine's `CheProgram`,
 //! `EndgameProgram` and `BookFile` options over UCI.
@@ -19,7 +19,7 @@ const CHE: &str = env!("CARGO_BIN_EXE_che");
 const ENGINE: &str = env!("CARGO_BIN_EXE_che-engine");
 
 /// The largest program file read, as documented.
-const SOURCE_LIMIT: u64 = 16 * 1024 * 1024;
+const SOURCE_LIMIT: u64 = 4 * 1024 * 1024;
 /// The largest book or PGN file read, as documented.
 const DATA_LIMIT: u64 = 64 * 1024 * 1024;
 
@@ -57,7 +57,7 @@ fn hostile(dir: &Path, ext: &str, limit: u64) -> Vec<(String, &'static str)> {
         ),
         (
             big.display().to_string(),
-            "larger than the limit of 16777216 bytes (16 MiB)",
+            "larger than the limit of 4194304 bytes (4 MiB)",
         ),
     ]
 }
@@ -121,7 +121,7 @@ fn includes_refuse_special_and_large_files() {
 fn book_building_refuses_special_and_large_pgn_files() {
     let dir = folder("pgn");
     for (path, message) in hostile(&dir, "pgn", DATA_LIMIT) {
-        let message = message.replace("16777216 bytes (16 MiB)", "67108864 bytes (64 MiB)");
+        let message = message.replace("4194304 bytes (4 MiB)", "67108864 bytes (64 MiB)");
         let out = dir.join("book.bin");
         let ran = run(
             ENGINE,
@@ -147,7 +147,7 @@ fn engine_options_refuse_special_and_large_files_and_still_answer() {
     for (option, ext, limit) in cases {
         for (path, message) in hostile(&dir, ext, limit) {
             let message = if limit == DATA_LIMIT {
-                message.replace("16777216 bytes (16 MiB)", "67108864 bytes (64 MiB)")
+                message.replace("4194304 bytes (4 MiB)", "67108864 bytes (64 MiB)")
             } else {
                 message.to_string()
             };

@@ -16,9 +16,10 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-/// The largest program file read: 16 MiB (the largest shipped program,
-/// a generated CHEG table, is about 0.5 MB).
-pub const SOURCE_LIMIT: u64 = 16 * 1024 * 1024;
+/// The largest program file read: 4 MiB (the largest shipped program, a
+/// generated CHEG table, is about 0.5 MB; compiling a file of the limit's
+/// size of hostile text takes about a second and at most about 500 MB).
+pub const SOURCE_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// The largest chess data file read (a Polyglot book, a PGN file of games
 /// for a book build): 64 MiB (a Polyglot book of four million entries).

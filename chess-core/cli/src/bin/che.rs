@@ -30,7 +30,7 @@
 //!
 //! Files named on the command line and by `include` are read through
 //! `cvm_frontend::file`: a directory, FIFO or device is refused, and so is a
-//! file over 16 MiB. An output file (`-o`, `--svg`) that is one of the
+//! file over 4 MiB. An output file (`-o`, `--svg`) that is one of the
 //! inputs (the same file under any name) is refused before anything is
 //! written, with exit status 1.
 //!
