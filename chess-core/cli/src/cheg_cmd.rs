@@ -11,6 +11,7 @@ use che_engine::engine::{EndgameRunError, Engine};
 use che_engine::options::EngineOptions;
 use chess_core::Position;
 use cvm::{Backend, Module, Program};
+use cvm_frontend::file::read_program;
 use std::path::Path;
 
 /// Why a CHEG command failed; the text is ready for standard error.
@@ -95,12 +96,10 @@ pub fn is_cheg_module(path: &Path) -> bool {
 
 fn load_module(path: &Path) -> Option<Module> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("cmp") => cvm::load(&std::fs::read(path).ok()?)
+        Some("cmp") => cvm::load(&read_program(path).ok()?)
             .ok()
             .map(Program::into_module),
-        Some("asm") => {
-            cvm::asm::assemble(&String::from_utf8_lossy(&std::fs::read(path).ok()?)).ok()
-        }
+        Some("asm") => cvm::asm::assemble(&String::from_utf8_lossy(&read_program(path).ok()?)).ok(),
         _ => None,
     }
 }
@@ -113,7 +112,7 @@ fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&cheg::Compilat
     }
     let mut sources = chepp::SourceMap::new();
     if let Some(pos) = &error.pos {
-        if let Ok(bytes) = std::fs::read(&pos.file) {
+        if let Ok(bytes) = read_program(Path::new(&pos.file)) {
             sources.add(&pos.file, None, chepp::source::decode(bytes));
         }
     }

@@ -339,3 +339,133 @@ fn a_fuzzed_stream_of_requests() {
     assert!(sent >= 20, "only {sent} requests in the time");
     assert_eq!(request(addr, "GET", "/", b"").0, 200);
 }
+
+#[test]
+fn work_past_its_time_is_stopped_and_keeps_its_slot_until_it_ends() {
+    let limits = Limits {
+        fuel: 2_000_000_000,
+        request_time: Duration::from_millis(300),
+        queue_time: Duration::from_millis(500),
+        concurrent: 2,
+        ..Limits::default()
+    };
+    let addr = start(limits);
+    let endless = "procedure main()\nvar i;\nbegin\n  while 1 do\n    i := i + 1;\n  end;\nend;\n";
+    let small = serde_json::json!({"source": "procedure main()\nbegin\n  write 7;\nend;\n", "fen": START, "backend": "interp"});
+    let (status, r) = post_json(
+        addr,
+        "/api/run",
+        serde_json::json!({"source": endless, "fen": START, "backend": "all"}),
+    );
+    assert_eq!(status, 503, "{r}");
+    assert!(
+        r["error"].as_str().unwrap_or("").contains("was stopped"),
+        "{r}"
+    );
+    // The stopped work still runs its current backend (bounded by fuel): its slot is not
+    // handed to the next run, which waits and is refused.
+    let (status, r) = post_json(addr, "/api/run", small.clone());
+    assert_eq!(status, 503, "{r}");
+    assert!(r["error"].as_str().unwrap_or("").contains("busy"), "{r}");
+    // Once the work has ended (before its next backends: it was stopped), runs are answered.
+    let started = Instant::now();
+    loop {
+        let (status, r) = post_json(addr, "/api/run", small.clone());
+        if status == 200 {
+            assert_eq!(r["runs"][0]["output"][0], "7 0x00000007", "{r}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no slot came free: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn foreign_hosts_and_origins_are_refused() {
+    let addr = start(Limits::default());
+    for (host, origin, want) in [
+        (addr.to_string(), None, 200),
+        (format!("localhost:{}", addr.port()), None, 200),
+        (format!("[::1]:{}", addr.port()), None, 200),
+        ("evil.example".to_string(), None, 403),
+        (format!("evil.example:{}", addr.port()), None, 403),
+        (addr.to_string(), Some("http://evil.example"), 403),
+        (addr.to_string(), Some("null"), 403),
+        (
+            addr.to_string(),
+            Some(format!("http://{addr}").as_str()),
+            200,
+        ),
+    ] {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        let head = format!("GET / HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n");
+        s.write_all(head.as_bytes()).expect("send");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        let status: u16 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        assert_eq!(status, want, "Host {host}, {origin}: {text}");
+    }
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed() {
+    let limits = Limits {
+        idle_time: Duration::from_millis(500),
+        body_time: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    let addr = start(limits);
+    // An idle connection, a head trickling in, a body that stops: each ends within a bound.
+    let cases: [(&str, &[u8]); 3] = [
+        ("idle", b""),
+        ("slow head", b"GET / HTTP/1.1\r\nX-Slow: a"),
+        (
+            "stalled body",
+            b"POST /api/run HTTP/1.1\r\nHost: HOST\r\nContent-Length: 100\r\n\r\n{\"so",
+        ),
+    ];
+    for (what, bytes) in cases {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let text = String::from_utf8_lossy(bytes).replace("HOST", &addr.to_string());
+        s.write_all(text.as_bytes()).expect("send");
+        let started = Instant::now();
+        let mut keep_trickling = what == "slow head";
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            if keep_trickling {
+                keep_trickling = s.write_all(b"a").is_ok();
+                s.set_read_timeout(Some(Duration::from_millis(100)))
+                    .expect("timeout");
+            }
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => break,
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{what}: the connection stayed open"
+            );
+        }
+        let answer = String::from_utf8_lossy(&answer);
+        if what == "stalled body" {
+            assert!(answer.starts_with("HTTP/1.1 408"), "{what}: {answer}");
+        }
+    }
+}

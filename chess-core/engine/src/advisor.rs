@@ -317,7 +317,7 @@ impl Advisor {
     fn load_file(path: &Path, options: &CompileOptions) -> Result<Program, AdviceError> {
         let shown = path.display().to_string();
         let read = || {
-            std::fs::read(path).map_err(|e| AdviceError::Read {
+            cvm_frontend::file::read_program(path).map_err(|e| AdviceError::Read {
                 path: shown.clone(),
                 message: e.to_string(),
             })

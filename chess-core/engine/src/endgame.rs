@@ -175,7 +175,7 @@ impl EndgameProgram {
             EndgameSource::File(path) => {
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
                 if ext == "cmp" || ext == "asm" {
-                    let bytes = std::fs::read(path)
+                    let bytes = cvm_frontend::file::read_program(path)
                         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
                     let module = if ext == "cmp" {
                         cvm::load(&bytes)

@@ -117,7 +117,7 @@ pub fn compile_str(name: &str, text: &str) -> Compilation {
 /// Compiles a `.cheg` file; an unreadable file is an error diagnostic.
 pub fn compile_file(path: &Path) -> Compilation {
     let name = path.display().to_string();
-    match std::fs::read(path) {
+    match cvm_frontend::file::read_program(path) {
         Ok(bytes) => compile_str(&name, &cvm_frontend::source::decode(bytes)),
         Err(e) => Compilation {
             program: None,

@@ -19,12 +19,50 @@
 //!
 //! The first line is the grep-able `file:line:col: severity: message`; the
 //! snippet below it comes from `codespan-reporting`.
+//!
+//! What one input can make the compiler say is bounded:
+//!
+//! - at most [`MAX_ERRORS_PER_FILE`] errors (and as many warnings) are kept
+//!   and shown per source file; the next one is replaced by a single
+//!   `too many errors in this file` error at its place, and the rest are
+//!   dropped (the compiler goes on reading, in time linear in the input, but
+//!   says nothing more about that file);
+//! - a source line longer than [`MAX_SHOWN_LINE`] bytes is not shown whole:
+//!   the snippet shows a window of [`WINDOW_CHARS`] characters around the
+//!   caret, with `...` where the line was cut;
+//! - a message, label or note longer than [`MAX_MESSAGE`] characters (one
+//!   that quotes a long name, say) is cut there, with `...`.
 
 use crate::source::{SourceMap, Span};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::term::{self, Chars, Config, DisplayStyle};
 use cvm::runtime::RuntimeError;
+use std::collections::HashMap;
 use std::fmt;
+
+/// The most errors kept and shown for one source file (warnings are
+/// counted apart, with the same bound).
+pub const MAX_ERRORS_PER_FILE: usize = 100;
+
+/// The longest source line (in bytes) a diagnostic shows whole.
+pub const MAX_SHOWN_LINE: usize = 240;
+
+/// The characters of a longer line shown around the caret.
+pub const WINDOW_CHARS: usize = 120;
+
+/// The longest message, label or note shown, in characters.
+pub const MAX_MESSAGE: usize = 200;
+
+/// `text` cut to at most `max` characters, with `...` where it was cut.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}...", &text[..at])),
+    }
+}
+
+/// Of [`WINDOW_CHARS`], how many come before the caret.
+const WINDOW_BEFORE: usize = 40;
 
 /// How serious a diagnostic is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -117,7 +155,8 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// The `file:line:col: severity: message` headline.
+    /// The `file:line:col: severity: message` headline (the message cut to
+    /// [`MAX_MESSAGE`] characters).
     pub fn headline(&self, sources: &SourceMap) -> String {
         match self.span {
             Some(span) => {
@@ -125,15 +164,42 @@ impl Diagnostic {
                 let name = sources
                     .get(span.file)
                     .map_or("<unknown>", |f| f.name.as_str());
-                format!("{name}:{line}:{col}: {}: {}", self.severity, self.message)
+                let message = clip(&self.message, MAX_MESSAGE);
+                format!("{name}:{line}:{col}: {}: {message}", self.severity)
             }
-            None => format!("{}: {}", self.severity, self.message),
+            None => format!("{}: {}", self.severity, clip(&self.message, MAX_MESSAGE)),
+        }
+    }
+
+    /// The diagnostic with its message, label and notes cut to
+    /// [`MAX_MESSAGE`] characters.
+    pub fn clipped(&self) -> Diagnostic {
+        Diagnostic {
+            severity: self.severity,
+            message: clip(&self.message, MAX_MESSAGE).into_owned(),
+            span: self.span,
+            label: clip(&self.label, MAX_MESSAGE).into_owned(),
+            secondary: self
+                .secondary
+                .iter()
+                .map(|(s, t)| (*s, clip(t, MAX_MESSAGE).into_owned()))
+                .collect(),
+            notes: self
+                .notes
+                .iter()
+                .map(|n| clip(n, MAX_MESSAGE).into_owned())
+                .collect(),
         }
     }
 
     /// The full text: headline, source snippet with caret, notes. Ends with
-    /// a newline.
+    /// a newline. Long source lines and messages are cut (see the module
+    /// documentation).
     pub fn render(&self, sources: &SourceMap) -> String {
+        self.clipped().render_clipped(sources)
+    }
+
+    fn render_clipped(&self, sources: &SourceMap) -> String {
         let mut out = self.headline(sources);
         out.push('\n');
         if self.span.is_none() {
@@ -141,6 +207,10 @@ impl Diagnostic {
                 out.push_str(&format!("  = {note}\n"));
             }
             out.push('\n');
+            return out;
+        }
+        if self.has_long_line(sources) {
+            self.render_window(sources, &mut out);
             return out;
         }
         let severity = match self.severity {
@@ -184,9 +254,167 @@ impl Diagnostic {
     }
 }
 
-/// Renders diagnostics one after the other.
+impl Diagnostic {
+    /// Whether a line the diagnostic points at is longer than
+    /// [`MAX_SHOWN_LINE`].
+    fn has_long_line(&self, sources: &SourceMap) -> bool {
+        self.span
+            .into_iter()
+            .chain(self.secondary.iter().map(|(s, _)| *s))
+            .any(|span| {
+                sources
+                    .line_text_of(span)
+                    .is_some_and(|(_, line)| line.len() > MAX_SHOWN_LINE)
+            })
+    }
+
+    /// The snippet for a diagnostic on a long line: the primary line cut
+    /// to a window around the caret; secondary places become notes.
+    fn render_window(&self, sources: &SourceMap, out: &mut String) {
+        let Some(span) = self.span else { return };
+        let Some((start, line)) = sources.line_text_of(span) else {
+            return;
+        };
+        let (number, col) = sources.line_col(span);
+        let name = sources
+            .get(span.file)
+            .map_or("<unknown>", |f| f.name.as_str());
+        let width = number.to_string().len();
+        let pad = " ".repeat(width);
+        let lo = (span.lo as usize).saturating_sub(start).min(line.len());
+        let hi = (span.hi as usize)
+            .saturating_sub(start)
+            .clamp(lo, line.len());
+        // Character positions of the caret's ends.
+        let caret = col as usize - 1;
+        let caret_len = line
+            .get(lo..hi)
+            .map_or(0, |s| s.chars().take(WINDOW_CHARS).count())
+            .max(1);
+        let first = caret.saturating_sub(WINDOW_BEFORE);
+        let shown: String = line.chars().skip(first).take(WINDOW_CHARS).collect();
+        let cut_before = first > 0;
+        let cut_after = line.chars().nth(first + WINDOW_CHARS).is_some();
+        let lead = if cut_before { "..." } else { "" };
+        out.push_str(&format!("{pad} --> {name}:{number}:{col}\n"));
+        out.push_str(&format!("{pad} |\n"));
+        out.push_str(&format!(
+            "{number} | {lead}{shown}{}\n",
+            if cut_after { "..." } else { "" }
+        ));
+        let offset = lead.len() + caret - first;
+        let carets = caret_len.min(WINDOW_CHARS - (caret - first));
+        let label = if self.label.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.label)
+        };
+        out.push_str(&format!(
+            "{pad} | {}{}{label}\n",
+            " ".repeat(offset),
+            "^".repeat(carets.max(1))
+        ));
+        let mut notes: Vec<String> = self
+            .secondary
+            .iter()
+            .map(|(s, text)| {
+                let (l, c) = sources.line_col(*s);
+                let n = sources.get(s.file).map_or("<unknown>", |f| f.name.as_str());
+                format!("note: {n}:{l}:{c}: {text}")
+            })
+            .collect();
+        notes.extend(self.notes.iter().cloned());
+        if !notes.is_empty() {
+            out.push_str(&format!("{pad} |\n"));
+            for note in notes {
+                out.push_str(&format!("{pad} = {note}\n"));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// Renders diagnostics one after the other, at most
+/// [`MAX_ERRORS_PER_FILE`] errors (and as many warnings) per file; past
+/// that, one `too many errors` line per file says how many were left out.
 pub fn render_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
-    diagnostics.iter().map(|d| d.render(sources)).collect()
+    let mut budget = Budget::default();
+    let mut out = String::new();
+    for d in diagnostics {
+        if is_abort(d) || budget.admit(d) {
+            out.push_str(&d.render(sources));
+        } else {
+            budget.drop(d);
+        }
+    }
+    for d in budget.aborts() {
+        out.push_str(&d.render(sources));
+    }
+    out
+}
+
+/// The start of the message that says a file had too many errors.
+const ABORT: &str = "aborting after ";
+
+/// The error that stands for the `dropped` errors of a file past the
+/// first [`MAX_ERRORS_PER_FILE`], at the place of the first one dropped.
+fn abort_error(at: Option<Span>, dropped: usize) -> Diagnostic {
+    let message =
+        format!("{ABORT}{MAX_ERRORS_PER_FILE} errors in this file; {dropped} more not reported");
+    match at {
+        Some(span) => Diagnostic::error(span, message),
+        None => Diagnostic::global_error(message),
+    }
+}
+
+/// Whether `d` is an [`abort_error`].
+fn is_abort(d: &Diagnostic) -> bool {
+    d.is_error() && d.message.starts_with(ABORT)
+}
+
+/// The file a diagnostic counts against (`None`: no position).
+type FileKey = crate::source::FileId;
+
+/// Counts diagnostics per file and severity against [`MAX_ERRORS_PER_FILE`],
+/// and the errors dropped past it.
+#[derive(Clone, Debug, Default)]
+struct Budget {
+    counts: HashMap<(Option<FileKey>, bool), usize>,
+    /// Per file in order of the first drop: where, and how many errors.
+    dropped: Vec<(Option<FileKey>, Option<Span>, usize)>,
+}
+
+impl Budget {
+    /// Counts `d`; false once its file has had the most of its severity.
+    fn admit(&mut self, d: &Diagnostic) -> bool {
+        let n = self
+            .counts
+            .entry((d.span.map(|s| s.file), d.is_error()))
+            .or_insert(0);
+        if *n < MAX_ERRORS_PER_FILE {
+            *n += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Records that `d` was not admitted (only errors are counted).
+    fn drop(&mut self, d: &Diagnostic) {
+        if !d.is_error() {
+            return;
+        }
+        let key = d.span.map(|s| s.file);
+        match self.dropped.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, _, n)) => *n += 1,
+            None => self.dropped.push((key, d.span, 1)),
+        }
+    }
+
+    /// One [`abort_error`] per file that had errors dropped.
+    fn aborts(&self) -> impl Iterator<Item = Diagnostic> + '_ {
+        self.dropped.iter().map(|&(_, at, n)| abort_error(at, n))
+    }
 }
 
 /// Renders a runtime error like a compile error: `file:line:col: error:`,
@@ -212,17 +440,27 @@ pub fn render_runtime_error(error: &RuntimeError, sources: &SourceMap) -> String
     format!("{error}\n")
 }
 
-/// The diagnostics of one compilation, in the order they were found.
+/// The diagnostics of one compilation, in the order they were found: at
+/// most [`MAX_ERRORS_PER_FILE`] errors and as many warnings per file; the
+/// errors after those are counted and dropped, and [`Diagnostics::into_vec`]
+/// ends with one `aborting after ...` error per file that had any.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     list: Vec<Diagnostic>,
+    budget: Budget,
 }
 
 impl Diagnostics {
-    /// Records a diagnostic.
+    /// Records a diagnostic (unless an equal one was recorded, or its
+    /// file has had too many).
     pub fn push(&mut self, d: Diagnostic) {
-        if !self.list.contains(&d) {
+        if self.list.contains(&d) {
+            return;
+        }
+        if self.budget.admit(&d) {
             self.list.push(d);
+        } else {
+            self.budget.drop(&d);
         }
     }
 
@@ -236,8 +474,11 @@ impl Diagnostics {
         self.list.iter().filter(|d| d.is_error()).count()
     }
 
-    /// All diagnostics.
+    /// All diagnostics kept, then one `aborting after ...` error per file
+    /// that had errors dropped.
     pub fn into_vec(self) -> Vec<Diagnostic> {
-        self.list
+        let mut list = self.list;
+        list.extend(self.budget.aborts());
+        list
     }
 }

@@ -195,6 +195,15 @@ impl SourceMap {
         Some(Span::new(file, lo, hi))
     }
 
+    /// The byte offset where the line holding the start of `span` starts,
+    /// and that line's text (without its line break).
+    pub fn line_text_of(&self, span: Span) -> Option<(usize, &str)> {
+        let f = self.get(span.file)?;
+        let at = (span.lo as usize).min(f.text.len());
+        let range = f.line_range(f.line_of(at))?;
+        Some((range.start, f.text.get(range.clone())?))
+    }
+
     /// The text of a span.
     pub fn text(&self, span: Span) -> &str {
         self.get(span.file)
@@ -258,16 +267,14 @@ pub trait Loader {
     }
 }
 
-/// Reads files from the file system.
+/// Reads files from the file system, through [`crate::file::read_program`]
+/// (special files and files over [`crate::file::SOURCE_LIMIT`] are refused).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct FsLoader;
 
 impl Loader for FsLoader {
     fn load(&self, path: &Path) -> std::io::Result<String> {
-        if path.is_dir() {
-            return Err(std::io::Error::other("is a directory"));
-        }
-        std::fs::read(path).map(decode)
+        Ok(decode(crate::file::read_program(path)?))
     }
 
     fn identity(&self, path: &Path) -> PathBuf {

@@ -9,6 +9,7 @@
 //! | [`chepp_programs`] | random Che++ programs that compile, from a byte string |
 //! | [`che3_programs`] | random Che (Nimzo 3) programs that compile, and the direct-against-converted check |
 //! | [`oracle`] | differential oracles: run a program on several backends and compare everything |
+//! | [`cheg_oracle`] | the differential oracle for CHEG programs (backends, optimizer under fuel) |
 //! | [`conformance`] | the backend-neutral conformance harness (`.asm` cases with `;!` expectations) |
 //! | [`profile`] | opcode, pair and triple execution counts, for choosing superinstructions |
 //!
@@ -28,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod che3_programs;
+pub mod cheg_oracle;
 pub mod chepp_programs;
 pub mod conformance;
 pub mod oracle;

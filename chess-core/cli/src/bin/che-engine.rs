@@ -163,8 +163,14 @@ fn build_book(
     let mut builder = che_engine::book::build::BookBuilder::new();
     let mut games = 0;
     for file in files {
-        let text = std::fs::read_to_string(file)
+        let bytes = cvm_frontend::file::read_bounded(file, cvm_frontend::file::DATA_LIMIT)
             .map_err(|e| failure(format!("cannot read {}: {e}", file.display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            failure(format!(
+                "cannot read {}: not UTF-8 text ({e})",
+                file.display()
+            ))
+        })?;
         let read = che_engine::book::pgn::read_games(&text)
             .map_err(|e| failure(format!("{}: {e}", file.display())))?;
         for game in &read {
@@ -173,6 +179,16 @@ fn build_book(
         games += read.len();
     }
     let book = builder.finish();
+    if let Some(input) = files
+        .iter()
+        .find(|f| cvm_frontend::file::same_file(output, f))
+    {
+        return Err(failure(format!(
+            "the output {} is the input {}; choose another output file",
+            output.display(),
+            input.display()
+        )));
+    }
     std::fs::write(output, book.to_bytes())
         .map_err(|e| failure(format!("cannot write {}: {e}", output.display())))?;
     let mut out = Printer::new();

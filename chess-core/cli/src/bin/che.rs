@@ -28,6 +28,12 @@
 //! Exit status: 0 on success, 1 for compile errors (and unreadable files or
 //! bad arguments), 2 for runtime errors.
 //!
+//! Files named on the command line and by `include` are read through
+//! `cvm_frontend::file`: a directory, FIFO or device is refused, and so is a
+//! file over 4 MiB. An output file (`-o`, `--svg`) that is one of the
+//! inputs (the same file under any name) is refused before anything is
+//! written, with exit status 1.
+//!
 //! Nothing here panics on a closed pipe: a closed standard error is ignored,
 //! and a closed standard output ends the command with `che: cannot write the
 //! output: ...` on standard error and exit status 1 (the status of a compile
@@ -255,7 +261,8 @@ fn extension(path: &Path) -> &str {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, Failed> {
-    std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
+    cvm_frontend::file::read_program(path)
+        .map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
 }
 
 /// The dialect a source file is read in: the flag, else its extension.
@@ -326,8 +333,9 @@ fn compile_failed(n: usize, path: &Path) -> Failed {
     COMPILE_ERROR
 }
 
-/// `che convert`: the Che program at `path` as Che++.
-fn convert(path: &Path, includes: &Includes) -> Result<String, Failed> {
+/// `che convert`: the Che program at `path` as Che++, and the files it was
+/// read from.
+fn convert(path: &Path, includes: &Includes) -> Result<(String, che3::SourceMap), Failed> {
     if includes.dialect == Some(Dialect::Chepp) {
         return Err(fail(
             "convert reads Che (Nimzo 3) programs; --dialect che++ does not apply",
@@ -339,7 +347,10 @@ fn convert(path: &Path, includes: &Includes) -> Result<String, Failed> {
     let converted = che3::convert_file(path, &options);
     to_stderr(&converted.render_diagnostics());
     let errors = converted.errors().count();
-    converted.chepp.ok_or_else(|| compile_failed(errors, path))
+    match converted.chepp {
+        Some(text) => Ok((text, converted.sources)),
+        None => Err(compile_failed(errors, path)),
+    }
 }
 
 /// Runs the loophole optimizer over a freshly compiled module.
@@ -376,6 +387,36 @@ fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
     }
 }
 
+/// Refuses an output path that names the same file as one of the inputs
+/// (the input would be lost).
+fn refuse_overwrite<'a>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<(), Failed> {
+    for input in inputs {
+        if cvm_frontend::file::same_file(output, input) {
+            return Err(fail(format!(
+                "the output {} is the input {}; choose another output file",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The files a program was read from: the file named and, for source, every
+/// file it included.
+fn input_files<'a>(file: &'a Path, sources: Option<&'a Sources>) -> Vec<&'a Path> {
+    let mut files = vec![file];
+    match sources {
+        Some(Sources::Chepp(s)) => files.extend(s.files().iter().filter_map(|f| f.path.as_deref())),
+        Some(Sources::Che3(s)) => files.extend(s.files().iter().filter_map(|f| f.path.as_deref())),
+        None => {}
+    }
+    files
+}
+
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failed> {
     std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
 }
@@ -393,7 +434,7 @@ fn report_runtime(error: &RuntimeError, sources: Option<&Sources>) {
         (Some(Sources::Che3(s)), _) => che3::render_runtime_error(error, s),
         (None, Some(pos)) => {
             let mut s = chepp::SourceMap::new();
-            if let Ok(bytes) = std::fs::read(&pos.file) {
+            if let Ok(bytes) = cvm_frontend::file::read_program(Path::new(&pos.file)) {
                 s.add(&pos.file, None, chepp::source::decode(bytes));
             }
             chepp::render_runtime_error(error, &s)
@@ -486,6 +527,7 @@ fn run(command: Command) -> Result<(), Failed> {
         } => {
             let loaded = compile(&file, &includes)?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
+            refuse_overwrite(&out, input_files(&file, loaded.sources.as_ref()))?;
             write_file(&out, &binary::write(&loaded.module))
         }
         Command::Asm {
@@ -496,7 +538,10 @@ fn run(command: Command) -> Result<(), Failed> {
             let loaded = load(&file, &includes)?;
             let text = asm::disassemble(&loaded.module);
             match output {
-                Some(out) => write_file(&out, text.as_bytes()),
+                Some(out) => {
+                    refuse_overwrite(&out, input_files(&file, loaded.sources.as_ref()))?;
+                    write_file(&out, text.as_bytes())
+                }
                 None => to_stdout(&text),
             }
         }
@@ -509,6 +554,7 @@ fn run(command: Command) -> Result<(), Failed> {
                 sources: None,
             })?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
+            refuse_overwrite(&out, [file.as_path()])?;
             write_file(&out, &binary::write(program.module()))
         }
         Command::Run(args)
@@ -536,6 +582,7 @@ fn run(command: Command) -> Result<(), Failed> {
                 let position = Position::from_fen(&args.fen)
                     .map_err(|e| fail(format!("invalid --fen: {e}")))?;
                 let picture = che_cli::advice_svg::advice_svg(&position, &table, &out.lines);
+                refuse_overwrite(&path, [args.file.as_path()])?;
                 write_file(&path, picture.as_bytes())?;
             }
             let json = advice_json(&table, &out.lines);
@@ -547,9 +594,13 @@ fn run(command: Command) -> Result<(), Failed> {
             includes,
             output,
         } => {
-            let text = convert(&file, &includes)?;
+            let (text, sources) = convert(&file, &includes)?;
             match output {
-                Some(out) => write_file(&out, text.as_bytes()),
+                Some(out) => {
+                    let sources = Sources::Che3(sources);
+                    refuse_overwrite(&out, input_files(&file, Some(&sources)))?;
+                    write_file(&out, text.as_bytes())
+                }
                 None => to_stdout(&text),
             }
         }

@@ -10,31 +10,52 @@
 //! * `POST /api/move` `{"source", "fen", "depth"}`: the engine's move with the program as its
 //!   advice, with the principal variation.
 //!
-//! Every request is bounded ([`limits::Limits`]): the body size (413 beyond it), the fuel of a
-//! run, the engine's time and depth, and the wall-clock time of the request (503 with a message
-//! when exceeded; the work itself is bounded by fuel and search time, so it ends soon after).
-//! Malformed JSON or FEN gets 400 or 422 with `{"error": "..."}`. The work runs on blocking
-//! threads, at most `concurrent` at a time, so the server keeps answering.
+//! Every request and connection is bounded ([`limits::Limits`], `docs/playground.md` lists the
+//! values):
+//!
+//! * only requests whose `Host` is a loopback name with the server's port, and whose `Origin`
+//!   (when sent) is the playground itself, are answered ([`guard`]; 403 otherwise);
+//! * the body size (413 beyond it) and the time the body may take to arrive (408);
+//! * the work: the fuel of a run, the output lines and bytes a run keeps, the errors shown per
+//!   file (`cvm_frontend::diag`), the engine's time and depth; and the wall-clock time of the
+//!   work (503 with a message when exceeded, and the work is cancelled: a run stops before its
+//!   next backend, a search at once);
+//! * the slots: at most `concurrent` requests work at once, each kind (runs, moves) on at most
+//!   `concurrent - 1` of them, in a first-come first-served queue of bounded length and waiting
+//!   time per kind ([`queue`]; 503 when full or after the wait); a slot is freed only when the
+//!   work it was given has ended, even when the request was already answered;
+//! * the connections ([`conn`]): their number, the time to send a request's head (idle
+//!   keep-alive time included) and the time a response may wait for the client to read it.
+//!
+//! Malformed JSON or FEN gets 400 or 422 with `{"error": "..."}`.
 
+pub mod conn;
+pub mod guard;
 pub mod limits;
+pub mod output;
 pub mod page;
+pub mod queue;
 pub mod work;
 
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use che_engine::search::SearchControl;
 use limits::Limits;
+use queue::{Kind, Slots};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use tokio::sync::Semaphore;
 
 /// The server's shared state.
 #[derive(Clone)]
 struct AppState {
     limits: Limits,
-    permits: Arc<Semaphore>,
+    slots: Slots,
+    port: u16,
 }
 
 /// Why the server could not run.
@@ -49,35 +70,43 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
-/// Runs `job` on a blocking thread within the request's time limit.
+/// Runs `job` on a blocking thread in a slot of `kind`: answers 503 when no slot is free in
+/// time, or when the work takes longer than the request time (the job's control is then
+/// stopped; the slot stays taken until the job has returned).
 async fn bounded<T: Send + 'static>(
     state: &AppState,
-    job: impl FnOnce() -> T + Send + 'static,
+    kind: Kind,
+    job: impl FnOnce(&SearchControl) -> T + Send + 'static,
 ) -> Result<T, Response> {
-    let limit = state.limits.request_time;
-    let work = async {
-        let _permit = state.permits.acquire().await.map_err(|_| {
-            error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the server is shutting down",
-            )
-        })?;
-        tokio::task::spawn_blocking(job).await.map_err(|e| {
-            error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the work failed: {e}"),
-            )
-        })
-    };
-    match tokio::time::timeout(limit, work).await {
-        Ok(result) => result,
-        Err(_) => Err(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "the request took longer than its limit of {:.1} s",
-                limit.as_secs_f64()
-            ),
+    let limits = state.limits;
+    let slot = state
+        .slots
+        .acquire(kind, limits.queue_time)
+        .await
+        .map_err(|busy| error(StatusCode::SERVICE_UNAVAILABLE, busy.to_string()))?;
+    let control = Arc::new(SearchControl::new());
+    let for_job = Arc::clone(&control);
+    let mut work = tokio::task::spawn_blocking(move || {
+        let result = job(&for_job);
+        drop(slot);
+        result
+    });
+    match tokio::time::timeout(limits.request_time, &mut work).await {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(e)) => Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the work failed: {e}"),
         )),
+        Err(_) => {
+            control.stop();
+            Err(error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "the request took longer than its limit of {:.1} s and was stopped",
+                    limits.request_time.as_secs_f64()
+                ),
+            ))
+        }
     }
 }
 
@@ -90,7 +119,11 @@ async fn run_handler(
         Err(e) => return error(e.status(), e.body_text()),
     };
     let limits = state.limits;
-    match bounded(&state, move || work::run_program(&req, &limits)).await {
+    match bounded(&state, Kind::Run, move |control| {
+        work::run_program(&req, &limits, control)
+    })
+    .await
+    {
         Ok(Ok(answer)) => Json(answer).into_response(),
         Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
         Err(response) => response,
@@ -106,10 +139,77 @@ async fn move_handler(
         Err(e) => return error(e.status(), e.body_text()),
     };
     let limits = state.limits;
-    match bounded(&state, move || work::engine_move(&req, &limits)).await {
+    match bounded(&state, Kind::Move, move |control| {
+        work::engine_move(&req, &limits, control)
+    })
+    .await
+    {
         Ok(Ok(answer)) => Json(answer).into_response(),
         Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
         Err(response) => response,
+    }
+}
+
+/// The refusal of a request whose `Host` or `Origin` is not the playground's own ([`guard`]);
+/// `None` for a request that may go on.
+fn refusal(headers: &axum::http::HeaderMap, port: u16) -> Option<Response> {
+    let text = |name: header::HeaderName| {
+        headers
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    if !guard::host_allowed(&text(header::HOST).unwrap_or_default(), port) {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this server answers requests for 127.0.0.1:{port}, localhost:{port} or [::1]:{port} only"
+            ),
+        ));
+    }
+    match text(header::ORIGIN) {
+        Some(origin) if !guard::origin_allowed(&origin, port) => Some(error(
+            StatusCode::FORBIDDEN,
+            "requests from other origins than the playground itself are refused",
+        )),
+        _ => None,
+    }
+}
+
+/// The body, read within the body time and size.
+async fn read_body(body: Body, limits: Limits) -> Result<axum::body::Bytes, Response> {
+    let read = axum::body::to_bytes(body, limits.body_bytes);
+    match tokio::time::timeout(limits.body_time, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(_)) => Err(error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request body is larger than {} bytes, or broken",
+                limits.body_bytes
+            ),
+        )),
+        Err(_) => Err(error(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {:.1} s",
+                limits.body_time.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+/// Refuses a request whose `Host` or `Origin` is not the playground's own, and reads its body
+/// within the body time and size before the routes see it.
+async fn admit(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if let Some(refused) = refusal(req.headers(), state.port) {
+        return refused;
+    }
+    let (parts, body) = req.into_parts();
+    match read_body(body, state.limits).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(refusal) => refusal,
     }
 }
 
@@ -117,11 +217,12 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-/// The playground's routes with `limits`.
-pub fn router(limits: Limits) -> Router {
+/// The playground's routes with `limits`, for a server listening on `port`.
+pub fn router(limits: Limits, port: u16) -> Router {
     let state = AppState {
         limits,
-        permits: Arc::new(Semaphore::new(limits.concurrent.max(1))),
+        slots: Slots::new(limits.concurrent, limits.queue_len),
+        port,
     };
     Router::new()
         .route(
@@ -143,12 +244,14 @@ pub fn router(limits: Limits) -> Router {
         .route("/api/run", post(run_handler))
         .route("/api/move", post(move_handler))
         .layer(DefaultBodyLimit::max(limits.body_bytes))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), admit))
         .with_state(state)
 }
 
 /// Serves on an already bound listener until the process ends.
 pub async fn serve_on(listener: tokio::net::TcpListener, limits: Limits) -> std::io::Result<()> {
-    axum::serve(listener, router(limits)).await
+    let port = listener.local_addr()?.port();
+    conn::accept_loop(listener, router(limits, port), limits).await
 }
 
 /// `che serve`: binds 127.0.0.1:`port` (0 picks a free port), prints the address and serves.

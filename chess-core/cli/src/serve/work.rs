@@ -1,7 +1,11 @@
 //! What the playground's requests do, as plain functions (no HTTP): compile and run a program on
-//! a position with each backend, and ask the engine for a move with the program loaded.
+//! a position with each backend, and ask the engine for a move with the program loaded. Both take
+//! a [`SearchControl`] whose stop request cancels the work (a run before its next backend, a
+//! search at once); what they answer is bounded by the [`Limits`] (output kept per run) and by
+//! the front ends' caps on diagnostics (`cvm_frontend::diag`).
 
 use super::limits::Limits;
+use super::output::CappedOutput;
 use crate::advice_json::advice_json;
 use crate::advice_svg::advice_svg;
 use che_engine::advisor::{AdviceMode, ProgramSource, CHE3_TEXT_NAME, TEXT_NAME};
@@ -11,7 +15,7 @@ use che_engine::options::EngineOptions;
 use che_engine::search::{GoParams, SearchControl};
 use chepp::{CompileOptions, MemLoader};
 use chess_core::Position;
-use cvm::{Backend, CollectOutput, Program};
+use cvm::{Backend, Program};
 use jit::Prepared;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -57,8 +61,11 @@ pub struct BackendRun {
     pub prepare_ms: f64,
     /// Time of `main()`, milliseconds.
     pub run_ms: f64,
-    /// The lines the program printed.
+    /// The lines the program printed (the first [`Limits::output_lines`] of them, at most
+    /// [`Limits::output_bytes`] bytes).
     pub output: Vec<String>,
+    /// Lines printed beyond those kept.
+    pub output_dropped: u64,
     /// The runtime error, rendered with its source line, if the run failed.
     pub error: Option<String>,
     /// Line of the runtime error, if known.
@@ -118,6 +125,12 @@ pub struct MoveResponse {
     /// Notes of the engine (the program's output, errors).
     pub notes: Vec<String>,
 }
+
+/// The engine's notes one move answers at most.
+const MAX_NOTES: usize = 100;
+
+/// The longest note kept, in characters (a program's diagnostics come as one note).
+const MAX_NOTE_CHARS: usize = 64 * 1024;
 
 /// Why a request was refused before any work.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -213,15 +226,20 @@ fn diagnostics(c: &Compiled) -> Vec<DiagnosticOut> {
                 severity: d.severity.to_string(),
                 line,
                 col,
-                message: d.message.clone(),
+                message: chepp::diag::clip(&d.message, chepp::diag::MAX_MESSAGE).into_owned(),
                 rendered: d.render(&c.sources),
             }
         })
         .collect()
 }
 
-/// Compiles and runs the program of `req` on each backend asked for.
-pub fn run_program(req: &RunRequest, limits: &Limits) -> Result<RunResponse, RequestError> {
+/// Compiles and runs the program of `req` on each backend asked for; once `control` is
+/// stopped, the backends not yet run are skipped.
+pub fn run_program(
+    req: &RunRequest,
+    limits: &Limits,
+    control: &SearchControl,
+) -> Result<RunResponse, RequestError> {
     let pos = parse_fen(&req.fen)?;
     let backends: Vec<Backend> = match req.backend.as_deref().map(str::trim) {
         None | Some("") | Some("all") | Some("both") => Backend::ALL.to_vec(),
@@ -267,10 +285,13 @@ pub fn run_program(req: &RunRequest, limits: &Limits) -> Result<RunResponse, Req
     };
     let compile_ms = ms(started);
     let listing = cvm::asm::disassemble(program.module());
-    let runs = backends
-        .into_iter()
-        .map(|b| run_on(&program, b, &pos, &compilation, limits))
-        .collect();
+    let mut runs = Vec::new();
+    for b in backends {
+        if control.stop_requested() {
+            break;
+        }
+        runs.push(run_on(&program, b, &pos, &compilation, limits));
+    }
     Ok(RunResponse {
         compiled: true,
         diagnostics: diags,
@@ -292,6 +313,7 @@ fn run_on(
         prepare_ms: 0.0,
         run_ms: 0.0,
         output: Vec::new(),
+        output_dropped: 0,
         error: None,
         error_line: None,
         advice: None,
@@ -313,11 +335,12 @@ fn run_on(
         ..cvm::Limits::default()
     });
     let mut host = AdviceHost::new(pos);
-    let mut out = CollectOutput::default();
+    let mut out = CappedOutput::new(limits.output_lines, limits.output_bytes);
     let started = Instant::now();
     let result = vm.run_entry(&mut host, &mut out);
     run.run_ms = ms(started);
     run.output = out.lines.iter().map(|l| l.to_string()).collect();
+    run.output_dropped = out.dropped;
     match result {
         Ok(_) => {
             let table = vm.advice().clone();
@@ -332,8 +355,13 @@ fn run_on(
     run
 }
 
-/// Searches the position of `req` with the program as the engine's advice.
-pub fn engine_move(req: &MoveRequest, limits: &Limits) -> Result<MoveResponse, RequestError> {
+/// Searches the position of `req` with the program as the engine's advice; `control` stops the
+/// search.
+pub fn engine_move(
+    req: &MoveRequest,
+    limits: &Limits,
+    control: &SearchControl,
+) -> Result<MoveResponse, RequestError> {
     let pos = parse_fen(&req.fen)?;
     let options = EngineOptions {
         hash_mb: 8,
@@ -352,7 +380,8 @@ pub fn engine_move(req: &MoveRequest, limits: &Limits) -> Result<MoveResponse, R
     let mut notes = Vec::new();
     if let Some(e) = engine.program_error() {
         if !req.source.trim().is_empty() {
-            notes.push(format!("error: advice program: {e}"));
+            let note = format!("error: advice program: {e}");
+            notes.push(chepp::diag::clip(&note, MAX_NOTE_CHARS).into_owned());
         }
     }
     let _ = engine.set_position(pos, &[]);
@@ -361,10 +390,11 @@ pub fn engine_move(req: &MoveRequest, limits: &Limits) -> Result<MoveResponse, R
         move_time: Some(limits.move_time),
         ..GoParams::default()
     };
-    let control = SearchControl::new();
-    let result = engine.think(&go, &control, &mut |event| {
+    let result = engine.think(&go, control, &mut |event| {
         if let EngineEvent::Note(n) = event {
-            notes.push(n);
+            if notes.len() < MAX_NOTES {
+                notes.push(chepp::diag::clip(&n, MAX_NOTE_CHARS).into_owned());
+            }
         }
     });
     let mut p = pos;

@@ -74,10 +74,12 @@ impl Book {
         if name.trim() == BUNDLED_NAME {
             return Book::from_bytes(BUNDLED);
         }
-        let bytes = std::fs::read(Path::new(name.trim())).map_err(|source| BookError::Io {
-            path: name.trim().to_string(),
-            source,
-        })?;
+        let path = Path::new(name.trim());
+        let bytes = cvm_frontend::file::read_bounded(path, cvm_frontend::file::DATA_LIMIT)
+            .map_err(|e| BookError::Io {
+                path: name.trim().to_string(),
+                source: e.into(),
+            })?;
         Book::from_bytes(&bytes)
     }
 

@@ -72,8 +72,8 @@ pub enum UciError {
     /// The FEN of `position fen` was rejected.
     #[error("position: {0}")]
     Fen(#[from] FenError),
-    /// A `go` parameter is missing its value or the value is not a number.
-    #[error("go: `{keyword}` needs a non-negative number, found `{found}`")]
+    /// A `go` parameter is missing its value or the value is not a whole number.
+    #[error("go: `{keyword}` needs a whole number, found `{found}`")]
     GoValue {
         /// The parameter.
         keyword: String,
@@ -162,19 +162,41 @@ fn parse_position(words: &[&str]) -> Result<Command, UciError> {
     })
 }
 
-fn number<T: std::str::FromStr>(keyword: &str, value: Option<&&str>) -> Result<T, UciError> {
+/// Reads a whole number (an optional sign and decimal digits) of any size; one beyond `i128`
+/// reads as `i128::MAX` or `i128::MIN`.
+fn whole(keyword: &str, value: Option<&&str>) -> Result<i128, UciError> {
     let found = value.copied().unwrap_or("");
-    found.parse().map_err(|_| UciError::GoValue {
-        keyword: keyword.to_string(),
-        found: found.to_string(),
-    })
+    let (negative, digits) = match found.as_bytes().first() {
+        Some(b'-') => (true, &found[1..]),
+        Some(b'+') => (false, &found[1..]),
+        _ => (false, found),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(UciError::GoValue {
+            keyword: keyword.to_string(),
+            found: found.to_string(),
+        });
+    }
+    let magnitude = digits.parse::<i128>().unwrap_or(i128::MAX);
+    Ok(if negative { -magnitude } else { magnitude })
 }
 
-/// Reads a time in milliseconds; GUIs may send negative clock values when a player has
-/// overstepped, which count as no time left.
+/// Reads a count (`depth`, `nodes`, `mate`, `movestogo`, `perft`): a whole number, clamped to
+/// `0..=T::MAX` (`depth -1` is 0, a depth beyond `u32::MAX` is `u32::MAX`).
+fn number<T: TryFrom<i128> + Into<i128> + Copy>(
+    keyword: &str,
+    value: Option<&&str>,
+    max: T,
+) -> Result<T, UciError> {
+    let n = whole(keyword, value)?.clamp(0, max.into());
+    Ok(T::try_from(n).unwrap_or(max))
+}
+
+/// Reads a time in milliseconds, clamped to `0..=u64::MAX` ms: GUIs may send negative clock
+/// values when a player has overstepped, which count as no time left, and a time too long to
+/// hold is the longest one (the search then runs until `stop`).
 fn millis(keyword: &str, value: Option<&&str>) -> Result<Duration, UciError> {
-    let ms: i64 = number(keyword, value)?;
-    Ok(Duration::from_millis(ms.max(0) as u64))
+    Ok(Duration::from_millis(number(keyword, value, u64::MAX)?))
 }
 
 fn parse_go(words: &[&str]) -> Result<Command, UciError> {
@@ -185,16 +207,16 @@ fn parse_go(words: &[&str]) -> Result<Command, UciError> {
         let value = words.get(i + 1);
         i += 2;
         match key {
-            "perft" => return Ok(Command::Perft(number(key, value)?)),
+            "perft" => return Ok(Command::Perft(number(key, value, u32::MAX)?)),
             "wtime" => go.time[0] = Some(millis(key, value)?),
             "btime" => go.time[1] = Some(millis(key, value)?),
             "winc" => go.increment[0] = Some(millis(key, value)?),
             "binc" => go.increment[1] = Some(millis(key, value)?),
-            "movestogo" => go.moves_to_go = Some(number(key, value)?),
+            "movestogo" => go.moves_to_go = Some(number(key, value, u32::MAX)?),
             "movetime" => go.move_time = Some(millis(key, value)?),
-            "depth" => go.depth = Some(number(key, value)?),
-            "nodes" => go.nodes = Some(number(key, value)?),
-            "mate" => go.mate = Some(number(key, value)?),
+            "depth" => go.depth = Some(number(key, value, u32::MAX)?),
+            "nodes" => go.nodes = Some(number(key, value, u64::MAX)?),
+            "mate" => go.mate = Some(number(key, value, u32::MAX)?),
             "infinite" => {
                 go.infinite = true;
                 i -= 1;
@@ -307,6 +329,11 @@ mod tests {
         assert_eq!(go.depth, Some(3));
         assert_eq!(parse("go perft 3"), Ok(Command::Perft(3)));
         assert!(matches!(parse("go depth x"), Err(UciError::GoValue { .. })));
+        assert!(matches!(
+            parse("go depth 1e3"),
+            Err(UciError::GoValue { .. })
+        ));
+        assert!(matches!(parse("go depth -"), Err(UciError::GoValue { .. })));
         assert!(matches!(parse("go depth"), Err(UciError::GoValue { .. })));
         assert!(matches!(
             parse("go sideways 3"),
@@ -316,6 +343,30 @@ mod tests {
             panic!("not go");
         };
         assert!(go.infinite);
+    }
+
+    #[test]
+    fn go_numbers_out_of_range_are_clamped() {
+        let Ok(Command::Go(go)) = parse(
+            "go movetime 99999999999999999999 depth -1 nodes 1000000000000000000000000000000000000000000 mate 4294967296",
+        ) else {
+            panic!("not go");
+        };
+        assert_eq!(go.move_time, Some(Duration::from_millis(u64::MAX)));
+        assert_eq!(go.depth, Some(0));
+        assert_eq!(go.nodes, Some(u64::MAX));
+        assert_eq!(go.mate, Some(u32::MAX));
+        let Ok(Command::Go(go)) = parse("go wtime -99999999999999999999999 btime +7") else {
+            panic!("not go");
+        };
+        assert_eq!(
+            go.time,
+            [Some(Duration::ZERO), Some(Duration::from_millis(7))]
+        );
+        assert_eq!(
+            parse("go depth x").map_err(|e| e.to_string()),
+            Err("go: `depth` needs a whole number, found `x`".to_string())
+        );
     }
 
     #[test]

@@ -4,7 +4,15 @@
 //! the work to the engine's worker thread ([`crate::worker`]), so `stop`, `isready` and `quit` are
 //! answered while the engine thinks. `isready` during a search is answered at once; otherwise it
 //! waits behind the queued jobs, so `readyok` means every earlier command has taken effect. Every
-//! malformed line is answered with `info string error: ...` and the session carries on.
+//! malformed line is answered with `info string error: ...` and the session carries on. Every
+//! message the engine writes goes out as `info string` lines ([`info_string_lines`]): a message of
+//! several lines (a program's diagnostics) gives one framed line each, and control characters from
+//! a program file are escaped, never written raw.
+//!
+//! Numbers in `go` are whole decimal numbers of any length, clamped to what the engine holds:
+//! a count (`depth`, `nodes`, `mate`, `movestogo`, `perft`) to `0..=2^32-1` (`nodes` to
+//! `0..=2^64-1`), a time (`wtime`, `btime`, `winc`, `binc`, `movetime`) to `0..=2^64-1` ms, so
+//! `go movetime 99999999999999999999` searches until `stop` and then answers `bestmove`.
 //!
 //! `go perft N` runs like a search: it prints each root move's count as it is known, then an empty
 //! line and `Nodes searched: TOTAL`. `stop` (or `quit`) ends it early; it then prints
@@ -91,11 +99,42 @@ pub fn bestmove_line(result: &SearchResult) -> String {
     }
 }
 
+/// The `info string` lines that carry `text` on the UCI channel: one per line of the text (a
+/// `\n` or `\r\n` ends a line), each starting `info string `, and every other control character
+/// (a lone `\r`, a tab, an escape) written as its Rust escape (`\r`, `\t`, `\u{1b}`), so that
+/// nothing a program file or a message holds can start a line of its own on the channel.
+pub fn info_string_lines(text: &str) -> Vec<String> {
+    text.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .enumerate()
+        .filter(|(i, line)| *i == 0 || !line.is_empty())
+        .map(|(_, line)| {
+            let mut framed = String::with_capacity(line.len() + 12);
+            framed.push_str("info string ");
+            for c in line.chars() {
+                if c.is_control() {
+                    framed.extend(c.escape_default());
+                } else {
+                    framed.push(c);
+                }
+            }
+            framed
+        })
+        .collect()
+}
+
+/// Writes `text` as `info string` lines ([`info_string_lines`]).
+fn info_string(out: &Out, text: &str) {
+    for line in info_string_lines(text) {
+        out.line(&line);
+    }
+}
+
 /// Writes an engine event as UCI output.
 fn emit(out: &Out, event: EngineEvent) {
     match event {
         EngineEvent::Report(r) => out.line(&info_line(&r)),
-        EngineEvent::Note(n) => out.line(&format!("info string {n}")),
+        EngineEvent::Note(n) => info_string(out, &n),
     }
 }
 
@@ -130,7 +169,7 @@ impl Session {
     }
 
     fn error(&self, message: impl std::fmt::Display) {
-        self.out.line(&format!("info string error: {message}"));
+        info_string(&self.out, &format!("error: {message}"));
     }
 
     /// Carries out one line of input.
@@ -199,10 +238,10 @@ impl Session {
                     });
                     if let Ok(count) = count {
                         if !count.complete {
-                            out.line(&format!(
-                                "info string perft stopped after {} nodes",
-                                count.nodes
-                            ));
+                            info_string(
+                                &out,
+                                &format!("perft stopped after {} nodes", count.nodes),
+                            );
                         }
                         out.line("");
                         out.line(&format!("Nodes searched: {}", count.nodes));
@@ -216,23 +255,20 @@ impl Session {
                     .submit(move |engine| match engine.set_option(&name, &value) {
                         Ok(notes) => {
                             for n in notes {
-                                out.line(&format!("info string {n}"));
+                                info_string(&out, &n);
                             }
                         }
-                        Err(e) => out.line(&format!("info string error: setoption: {e}")),
+                        Err(e) => info_string(&out, &format!("error: setoption: {e}")),
                     });
             }
             Command::Display => self.engine.submit(move |engine| out.text(&display(engine))),
             Command::Eval => self.engine.submit(move |engine| {
                 let b = engine.evaluate();
-                out.line(&format!(
-                    "info string eval (White's view, centipawns): material+squares {} pawns {} mobility {} king {} pieces {}",
+                info_string(&out, &format!(
+                    "eval (White's view, centipawns): material+squares {} pawns {} mobility {} king {} pieces {}",
                     b.material_and_squares, b.pawns, b.mobility, b.king_safety, b.pieces
                 ));
-                out.line(&format!(
-                    "info string eval total {} for the side to move",
-                    b.total
-                ));
+                info_string(&out, &format!("eval total {} for the side to move", b.total));
             }),
             Command::Bench(depth) => {
                 self.engine.submit_search(move |engine, control| {
