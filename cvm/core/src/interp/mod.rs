@@ -79,15 +79,11 @@ impl Hook for Dispatched<'_> {
     }
 }
 
-/// Execution state of [`Interpreter::execute`] that only calls, returns and
+/// Execution state of [`Interpreter::execute`] that only calls and
 /// inlined-call checks use.
 struct Cold {
-    /// Number of saved caller frames.
-    depth: usize,
     /// The depth limit less the inlined frames open.
     room: usize,
-    /// The current frame's base register.
-    bp: usize,
     /// The register file's length.
     regs_len: usize,
     /// The register file's first register.
@@ -297,7 +293,6 @@ impl<'p> Interpreter<'p> {
         let code_ptr: *const Op = code.as_ptr();
         // SAFETY: `start_pc` is a function's entry, inside the code.
         let mut ip: *const Op = unsafe { code_ptr.add(start_pc) };
-        let bp: usize = 0;
         // The list table and the heap, as raw pointers: register writes
         // through `fp` could otherwise make the compiler reload them at
         // every list access. Only intrinsics and call hooks get the memory
@@ -310,16 +305,14 @@ impl<'p> Interpreter<'p> {
         let mut fp: *mut i32 = regs_base;
         // Number of saved caller frames; `frames` is only ever grown, and
         // its first `depth` entries are live.
-        let depth: usize = 0;
-        // The state only calls, returns and inlined-call checks use lives in
-        // memory, not in locals: the hot ops then have the registers to
+        let mut depth: usize = 0;
+        // The state only calls and inlined-call checks use lives in memory,
+        // not in locals: the hot ops then have the registers to
         // themselves, whatever the compiler would have kept in them
         // (`black_box` makes the struct's address escape, so it is not
         // split into locals again).
         let mut cold_state = Cold {
-            depth,
             room,
-            bp,
             regs_len,
             regs_base,
         };
@@ -731,14 +724,14 @@ impl<'p> Interpreter<'p> {
                 }
                 Op::Enter { k } => {
                     let at = pc!() - 1;
-                    if cold.depth.saturating_add(k as usize) >= cold.room {
+                    if depth.saturating_add(k as usize) >= cold.room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
                     charge!(at, 1);
                 }
                 Op::EnterF => {
                     let at = pc!() - 1;
-                    if cold.depth + 1 >= cold.room {
+                    if depth + 1 >= cold.room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
                     charge!(at, 1);
@@ -747,13 +740,15 @@ impl<'p> Interpreter<'p> {
                 Op::Leave => cold.room += 1,
                 Op::Call { func, base } => {
                     let at = pc!() - 1;
-                    if cold.depth + 1 >= cold.room {
+                    if depth + 1 >= cold.room {
                         break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
                     // SAFETY (index): `func` was range-checked by the verifier.
                     let meta = unsafe { *funcs.get_unchecked(func as usize) };
                     charge!(at, meta.fuel);
-                    let new_bp = cold.bp + base as usize;
+                    // SAFETY: `fp` points into the register file.
+                    let bp = unsafe { fp.offset_from(cold.regs_base) } as usize;
+                    let new_bp = bp + base as usize;
                     if P::CALLS {
                         // SAFETY: the arguments are the caller's registers
                         // `base..base + arity` (translation invariant), inside
@@ -768,7 +763,7 @@ impl<'p> Interpreter<'p> {
                             func,
                             args,
                             fuel,
-                            depth_left: (cold.room - cold.depth - 1) as u32,
+                            depth_left: (cold.room - depth - 1) as u32,
                             max_depth: max_depth as u32,
                             memory: &mut *memory,
                             advice: &mut *advice,
@@ -813,63 +808,59 @@ impl<'p> Interpreter<'p> {
                     for i in meta.arity..meta.slots {
                         set!(i, 0);
                     }
-                    if cold.depth == frames.len() {
+                    if depth == frames.len() {
                         let grown = (frames.len() * 2).max(64);
                         frames.resize(grown, Frame { ret_pc: 0, bp: 0 });
                     }
-                    // SAFETY: `cold.depth < frames.len()`, ensured just above.
+                    // SAFETY: `depth < frames.len()`, ensured just above.
                     let ret_pc = pc!() as u32;
                     unsafe {
-                        *frames.get_unchecked_mut(cold.depth) = Frame {
+                        *frames.get_unchecked_mut(depth) = Frame {
                             ret_pc,
-                            bp: cold.bp as u32,
+                            bp: bp as u32,
                         };
                     }
-                    cold.depth += 1;
-                    cold.bp = new_bp;
+                    depth += 1;
                     ip = goto!(meta.entry);
                 }
                 Op::Ret => {
-                    if cold.depth == 0 {
+                    if depth == 0 {
                         break 'run Ok(Completion::Returned(None));
                     }
-                    cold.depth -= 1;
-                    // SAFETY: frames below `cold.depth` were written by calls.
-                    let f = unsafe { *frames.get_unchecked(cold.depth) };
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
                     ip = goto!(f.ret_pc);
-                    cold.bp = f.bp as usize;
                     // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(cold.bp) };
+                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
                 }
                 Op::RetAdd { a, b } => {
                     let v = r!(a).wrapping_add(r!(b));
-                    if cold.depth == 0 {
+                    if depth == 0 {
                         break 'run Ok(Completion::Returned(Some(v)));
                     }
                     // The callee's slot 0 is the caller's result slot.
                     set!(0u16, v);
-                    cold.depth -= 1;
-                    // SAFETY: frames below `cold.depth` were written by calls.
-                    let f = unsafe { *frames.get_unchecked(cold.depth) };
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
                     ip = goto!(f.ret_pc);
-                    cold.bp = f.bp as usize;
                     // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(cold.bp) };
+                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
                 }
                 Op::RetV { src } => {
                     let v = r!(src);
-                    if cold.depth == 0 {
+                    if depth == 0 {
                         break 'run Ok(Completion::Returned(Some(v)));
                     }
                     // The callee's slot 0 is the caller's result slot.
                     set!(0u16, v);
-                    cold.depth -= 1;
-                    // SAFETY: frames below `cold.depth` were written by calls.
-                    let f = unsafe { *frames.get_unchecked(cold.depth) };
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
                     ip = goto!(f.ret_pc);
-                    cold.bp = f.bp as usize;
                     // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(cold.bp) };
+                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
                 }
                 Op::Intr { id, base } => {
                     let info = &INTRINSICS[id as usize];
