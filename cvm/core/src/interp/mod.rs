@@ -429,6 +429,24 @@ impl<'p> Interpreter<'p> {
                     (s.base + idx as u32) as usize
                 }};
             }
+            // Returns `$v` from the current function: ends the run at the
+            // embedder's call, else writes it to the callee's slot 0 (the
+            // caller's result slot) and resumes the caller.
+            macro_rules! return_value {
+                ($v:expr) => {{
+                    let v = $v;
+                    if depth == 0 {
+                        break 'run Ok(Completion::Returned(Some(v)));
+                    }
+                    set!(0u16, v);
+                    depth -= 1;
+                    // SAFETY: frames below `depth` were written by calls.
+                    let f = unsafe { *frames.get_unchecked(depth) };
+                    ip = goto!(f.ret_pc);
+                    // SAFETY: the caller's frame lies below the callee's.
+                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
+                }};
+            }
             macro_rules! aux {
                 ($x:expr) => {
                     // SAFETY: the translation made `$x` from the length of
@@ -834,34 +852,8 @@ impl<'p> Interpreter<'p> {
                     // SAFETY: the caller's frame lies below the callee's.
                     fp = unsafe { cold.regs_base.add(f.bp as usize) };
                 }
-                Op::RetAdd { a, b } => {
-                    let v = r!(a).wrapping_add(r!(b));
-                    if depth == 0 {
-                        break 'run Ok(Completion::Returned(Some(v)));
-                    }
-                    // The callee's slot 0 is the caller's result slot.
-                    set!(0u16, v);
-                    depth -= 1;
-                    // SAFETY: frames below `depth` were written by calls.
-                    let f = unsafe { *frames.get_unchecked(depth) };
-                    ip = goto!(f.ret_pc);
-                    // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
-                }
-                Op::RetV { src } => {
-                    let v = r!(src);
-                    if depth == 0 {
-                        break 'run Ok(Completion::Returned(Some(v)));
-                    }
-                    // The callee's slot 0 is the caller's result slot.
-                    set!(0u16, v);
-                    depth -= 1;
-                    // SAFETY: frames below `depth` were written by calls.
-                    let f = unsafe { *frames.get_unchecked(depth) };
-                    ip = goto!(f.ret_pc);
-                    // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
-                }
+                Op::RetAdd { a, b } => return_value!(r!(a).wrapping_add(r!(b))),
+                Op::RetV { src } => return_value!(r!(src)),
                 Op::Intr { id, base } => {
                     let info = &INTRINSICS[id as usize];
                     let n = info.params.len();

@@ -76,15 +76,29 @@ impl Emit<'_> {
         self.out.back_fuel.push(0);
     }
 
+    /// An op that jumps itself, charging `back` when it jumps backward.
+    fn jump_op(&mut self, op: Op, back: u64) {
+        self.op(op);
+        if let Some(last) = self.out.back_fuel.last_mut() {
+            *last = u32::try_from(back).unwrap_or(u32::MAX);
+        }
+    }
+
     /// An op followed by the `Word` holding its target; the `Word` carries
-    /// the backward-jump charge `back`.
-    fn branch(&mut self, op: Op, target: u32, back: u64) {
+    /// the branch's code offset `at` (the op's own, or that of the branch
+    /// instruction fused into it) and its backward-jump charge `back`.
+    fn branch_at(&mut self, op: Op, at: u32, target: u32, back: u64) {
         self.op(op);
         self.out.code.push(Op::Word { w: target });
-        self.out.origin.push(self.offset);
+        self.out.origin.push(at);
         self.out
             .back_fuel
             .push(u32::try_from(back).unwrap_or(u32::MAX));
+    }
+
+    /// [`Emit::branch_at`] of the instruction being translated.
+    fn branch(&mut self, op: Op, target: u32, back: u64) {
+        self.branch_at(op, self.offset, target, back);
     }
 
     fn aux(&mut self, a: u32, b: u32, target: u32) -> u32 {
@@ -532,15 +546,9 @@ fn instruction(
             if let Some((b, jlt, used)) = counted_step(next, r) {
                 e.spill_local(r);
                 e.flush();
-                e.op(Op::IncJLt { r, b });
-                e.offset = jlt.offset;
                 let target = jlt.instr.operands[0];
-                e.out.code.push(Op::Word { w: target });
-                e.out.origin.push(jlt.offset);
                 let back = info.jump_fuel(jlt.offset, target);
-                e.out
-                    .back_fuel
-                    .push(u32::try_from(back).unwrap_or(u32::MAX));
+                e.branch_at(Op::IncJLt { r, b }, jlt.offset, target, back);
                 return used;
             }
             e.spill_local(r);
@@ -565,14 +573,14 @@ fn instruction(
                 ops[1] as Reg
             };
             let list = ops[0];
-            if let (Ok(list), Some((k, jeq, target))) = (u16::try_from(list), const_test(next)) {
+            if let (Ok(list), Some((k, jeq, j))) = (u16::try_from(list), const_test(next)) {
                 e.flush();
                 let op = if jeq {
                     Op::LdEJEqK { idx, list, k }
                 } else {
                     Op::LdEJNeK { idx, list, k }
                 };
-                return fused_branch(e, info, next, op, target);
+                return fused_branch(e, info, op, j);
             }
             let wide = match u16::try_from(list) {
                 Ok(_) => None,
@@ -617,14 +625,14 @@ fn instruction(
             } else {
                 (ops[0] as Reg, ops[1] as Reg)
             };
-            if let Some((k, jeq, target)) = const_test(next) {
+            if let Some((k, jeq, j)) = const_test(next) {
                 e.flush();
                 let op = if jeq {
                     Op::LdXJEqK { lst, idx, k }
                 } else {
                     Op::LdXJNeK { lst, idx, k }
                 };
-                return fused_branch(e, info, next, op, target);
+                return fused_branch(e, info, op, j);
             }
             result!(|dst| Op::LdX { dst, lst, idx })
         }
@@ -784,20 +792,17 @@ fn instruction(
         }
         Opcode::Jmp => {
             e.flush();
-            e.op(Op::Jmp { target: ops[0] });
-            let at = e.out.back_fuel.len() - 1;
-            e.out.back_fuel[at] = u32::try_from(back(ops[0])).unwrap_or(u32::MAX);
+            e.jump_op(Op::Jmp { target: ops[0] }, back(ops[0]));
         }
         Opcode::Jz | Opcode::Jnz => {
             let r = e.pop();
             e.flush();
-            e.op(if i.instr.opcode == Opcode::Jz {
+            let op = if i.instr.opcode == Opcode::Jz {
                 Op::Jz { r, target: ops[0] }
             } else {
                 Op::Jnz { r, target: ops[0] }
-            });
-            let at = e.out.back_fuel.len() - 1;
-            e.out.back_fuel[at] = u32::try_from(back(ops[0])).unwrap_or(u32::MAX);
+            };
+            e.jump_op(op, back(ops[0]));
         }
         Opcode::Case => {
             // The value stays on the stack when the case does not match; the
@@ -814,9 +819,7 @@ fn instruction(
                 }
             };
             let aux = e.aux(ops[0], 0, ops[1]);
-            e.op(Op::Case { r, aux });
-            let at = e.out.back_fuel.len() - 1;
-            e.out.back_fuel[at] = u32::try_from(back(ops[1])).unwrap_or(u32::MAX);
+            e.jump_op(Op::Case { r, aux }, back(ops[1]));
         }
         Opcode::Call => {
             let callee = &module.functions[ops[0] as usize];
@@ -890,14 +893,13 @@ fn for_step(
     // the stack slot above the values, which holds nothing on the path
     // that falls through (the one it pushes on is the path that jumps).
     e.out.aux[aux as usize].inc = u32::from(inc.unwrap_or_else(|| e.push_reg()));
-    e.op(match i.instr.opcode {
+    let op = match i.instr.opcode {
         Opcode::ForlB => Op::ForLB { dst, aux },
         Opcode::ForxB => Op::ForXB { dst, aux },
         Opcode::Forl => Op::ForL { dst, aux },
         _ => Op::ForX { dst, aux },
-    });
-    let at = e.out.back_fuel.len() - 1;
-    e.out.back_fuel[at] = u32::try_from(info.jump_fuel(i.offset, ops[2])).unwrap_or(u32::MAX);
+    };
+    e.jump_op(op, info.jump_fuel(i.offset, ops[2]));
     // The forward forms push on the path that falls through; the inverted
     // ones on the path that jumps.
     if forward {
@@ -962,8 +964,8 @@ fn element_slots(instrs: &[InstrInfo]) -> HashMap<u32, Reg> {
 }
 
 /// The instruction after a load, when it tests the loaded value against a
-/// constant that fits 16 bits for (in)equality: `(k, equal, target)`.
-fn const_test(next: Next<'_>) -> Option<(i16, bool, u32)> {
+/// constant that fits 16 bits for (in)equality: `(k, equal, the branch)`.
+fn const_test<'a>(next: Next<'a>) -> Option<(i16, bool, &'a InstrInfo)> {
     let j = next.plain(0)?;
     let jeq = match j.instr.opcode {
         Opcode::JEqI => true,
@@ -971,28 +973,20 @@ fn const_test(next: Next<'_>) -> Option<(i16, bool, u32)> {
         _ => return None,
     };
     let k = i16::try_from(j.instr.operands[0] as i32).ok()?;
-    Some((k, jeq, j.instr.operands[1]))
+    Some((k, jeq, j))
 }
 
 /// Emits a fused load-and-branch op: the load keeps the current
-/// instruction's offset (its bounds error), the `Word` the branch's (its
-/// fuel). Consumes the branch.
+/// instruction's offset (its bounds error), the `Word` the branch `j`'s (its
+/// fuel). Returns the one instruction consumed, the branch.
 fn fused_branch(
     e: &mut Emit<'_>,
     info: &crate::verify::FunctionInfo,
-    next: Next<'_>,
     op: Op,
-    target: u32,
+    j: &InstrInfo,
 ) -> usize {
-    let Some(j) = next.plain(0) else { return 0 };
-    e.op(op);
-    e.offset = j.offset;
-    e.out.code.push(Op::Word { w: target });
-    e.out.origin.push(j.offset);
-    let back = info.jump_fuel(j.offset, target);
-    e.out
-        .back_fuel
-        .push(u32::try_from(back).unwrap_or(u32::MAX));
+    let target = j.instr.operands[1];
+    e.branch_at(op, j.offset, target, info.jump_fuel(j.offset, target));
     1
 }
 
