@@ -4,6 +4,8 @@
 //! of fuzzed requests after which the server still answers. Requests are written by hand over a
 //! `TcpStream` (HTTP/1.1, `Connection: close`).
 
+#[path = "common/http.rs"]
+mod http;
 use che_cli::serve::limits::Limits;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -34,16 +36,7 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Str
     let _ = s.write_all(body);
     let mut raw = Vec::new();
     let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or(String::new(), |(_, b)| b.to_string());
-    (status, body)
+    http::parse_response(&raw)
 }
 
 fn post_json(addr: SocketAddr, path: &str, value: serde_json::Value) -> (u16, serde_json::Value) {

@@ -5,6 +5,8 @@
 //! server's peak memory (`VmHWM` of /proc/PID/status) stays under the documented limit.
 #![cfg(target_os = "linux")]
 
+#[path = "common/http.rs"]
+mod http;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -73,16 +75,7 @@ fn request(addr: SocketAddr, method: &str, path: &str, extra: &str, body: &[u8])
     let _ = s.write_all(body);
     let mut raw = Vec::new();
     let _ = s.take(64 << 20).read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or(String::new(), |(_, b)| b.to_string());
-    (status, body)
+    http::parse_response(&raw)
 }
 
 fn run_body(source: &str, backend: &str) -> Vec<u8> {
