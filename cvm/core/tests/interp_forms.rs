@@ -375,3 +375,188 @@ L0:
     // 0 + 1 + ... + 6 = 21; the second test sees c = 8 and falls out.
     assert!(r.starts_with("Returned(Some(21))"), "{r}");
 }
+
+/// A loop so long that its backward charge does not fit the 16 bits a
+/// compare-and-branch op keeps it in: the charge is still the span's
+/// (`length_charge` of the instructions from the target to the branch),
+/// every time the branch is taken, and running out of fuel reports the
+/// branch's offset.
+#[test]
+fn a_backward_branch_whose_charge_does_not_fit_sixteen_bits() {
+    // The loop: `L: nop × N; incl c; ldl2 c n; jlt L` (the counted step is
+    // fused) and, in a second function, the same with `ldl c; jnz.i`-style
+    // test (`jlt.i`), so both the fused and the plain branch go far.
+    let n = 600_000usize;
+    let body = "    nop\n".repeat(n);
+    let source = format!(
+        ".func main params 0 lists 0 locals 2 stack 2 value
+.slots c k
+    push 0
+    stl c
+    push 3
+    stl k
+L0:
+{body}    incl c
+    ldl2 c k
+    jlt L0
+L1:
+{body}    incl c
+    ldl c
+    jlt.i 6 L1
+    ldl c
+    retv
+.end
+"
+    );
+    let module = asm::assemble(&source).expect("assembles");
+    let program = Program::new(module).expect("verifies");
+    let main = 0u32;
+    // Offsets: push, stl, push, stl, then the first loop.
+    let info = program.function_info(0);
+    let first = &info.instrs;
+    let l0 = 4;
+    let jlt = l0 + n + 2;
+    let l1 = jlt + 1;
+    let jlti = l1 + n + 2;
+    assert_eq!(first[jlt].instr.opcode, cvm::isa::Opcode::JLt);
+    assert_eq!(first[jlti].instr.opcode, cvm::isa::Opcode::JLtI);
+    let span0 = (jlt - l0 + 1) as u64;
+    let span1 = (jlti - l1 + 1) as u64;
+    let charge0 = cvm::fuel::length_charge(span0);
+    let charge1 = cvm::fuel::length_charge(span1);
+    assert!(charge0 > u64::from(u16::MAX) && charge1 > u64::from(u16::MAX));
+    let entry = cvm::fuel::length_charge(first.len() as u64);
+    // c: 1, 2 (jump), 3 (out); then 4, 5 (jump), 6 (out).
+    let total = entry + 2 * charge0 + 2 * charge1;
+    for profiled in [false, true] {
+        let mut vm = Interpreter::new(&program);
+        let mut out = CollectOutput::default();
+        let r = if profiled {
+            vm.call_profiled(main, &[], &mut NoHost, &mut out, &mut Quiet)
+        } else {
+            vm.call(main, &[], &mut NoHost, &mut out)
+        };
+        assert_eq!(format!("{r:?}"), "Ok(Returned(Some(6)))");
+        assert_eq!(vm.fuel_used(), total, "profiled {profiled}");
+        // One unit short of the last backward jump: out of fuel at it.
+        let short = total - 1;
+        let mut vm = Interpreter::new(&program);
+        vm.set_limits(Limits {
+            fuel: Some(short),
+            ..Limits::default()
+        });
+        let e = vm
+            .call(main, &[], &mut NoHost, &mut CollectOutput::default())
+            .expect_err("runs out of fuel");
+        assert_eq!(format!("{:?}", e.kind), "OutOfFuel");
+        assert_eq!(e.offset, first[jlti].offset);
+        // Short of the first loop's second jump.
+        let mut vm = Interpreter::new(&program);
+        vm.set_limits(Limits {
+            fuel: Some(entry + 2 * charge0 - 1),
+            ..Limits::default()
+        });
+        let e = vm
+            .call(main, &[], &mut NoHost, &mut CollectOutput::default())
+            .expect_err("runs out of fuel");
+        assert_eq!(e.offset, first[jlt].offset);
+    }
+}
+
+/// List indices computed by `add` (and `add.i`) just before the list
+/// instruction, in module lists and referenced lists, for loads, stores,
+/// constant stores and element tests; bitwise operations with constant
+/// operands; calls whose arguments are runs of frame slots. The last
+/// call's index is out of bounds: the error names the list instruction.
+#[test]
+fn computed_indices_constant_bit_operands_and_argument_runs() {
+    let r = agree(
+        ".list a 6
+.list b 6
+.func body params 2 lists 1 locals 1 stack 4 value
+.slots x y l t
+    ldl l
+    ldl x
+    ldl y
+    add
+    push 7
+    stx
+    ldl l
+    ldl x
+    ldl y
+    add
+    add.i -1
+    ldl x
+    push 5
+    bxor
+    stx
+    ldl l
+    ldl x
+    ldl y
+    add
+    ldx
+    jne.i 7 L1
+    ldl t
+    push 256
+    bor
+    stl t
+L1:
+    ldl x
+    ldl y
+    add
+    add.i -1
+    ldl t
+    ste b
+    ldl x
+    ldl y
+    add
+    push 3
+    ste b
+    ldl x
+    ldl y
+    add
+    lde b
+    jeq.i 3 L2
+    push 99
+    retv
+L2:
+    ldl t
+    ldl x
+    ldl y
+    add
+    add.i -1
+    lde b
+    add
+    ldl l
+    ldl y
+    ldl x
+    add
+    add.i -1
+    ldx
+    add
+    push 1048575
+    band
+    retv
+.end
+.func main params 0 lists 0 locals 3 stack 6 value
+.slots i one acc
+    push 1
+    stl one
+    push 0
+    stl i
+L0:
+    ldl acc
+    ldl i
+    ldl one
+    lref a
+    call body
+    add
+    stl acc
+    inc.jlt.li i 7 L0
+    ldl acc
+    retv
+.end
+",
+    );
+    assert!(r.starts_with("ListIndex"), "{r}");
+}

@@ -46,7 +46,7 @@ use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
-use op::{Aux, Frame, FuncMeta, Op};
+use op::{Aux, Frame, FuncMeta, Ix, Op};
 use translate::{translate, Form, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
@@ -88,6 +88,24 @@ struct Cold {
     regs_len: usize,
     /// The register file's first register.
     regs_base: *mut i32,
+}
+
+/// Grows the register file to hold `need` registers (at least doubling
+/// it): the rare path of a call.
+#[cold]
+#[inline(never)]
+fn grow_regs(regs: &mut Vec<i32>, need: usize) {
+    let n = need.max(regs.len() * 2);
+    regs.resize(n, 0);
+}
+
+/// Grows the saved-frame stack (at least doubling it): the rare path of a
+/// call.
+#[cold]
+#[inline(never)]
+fn grow_frames(frames: &mut Vec<Frame>) {
+    let n = (frames.len() * 2).max(64);
+    frames.resize(n, Frame { ret_pc: 0, bp: 0 });
 }
 
 /// The op index [`Interpreter::execute`] reports for an error a
@@ -386,17 +404,20 @@ impl<'p> Interpreter<'p> {
                     if $cond {
                         // SAFETY: translation always emits the `Word` after
                         // a compare-and-branch op.
-                        let Op::Word { w } = (unsafe { *ip }) else {
-                            break 'run Err((
-                                TrapKind::BadCall("corrupt translation".into()),
-                                pc!() - 1,
-                            ));
+                        let Op::Word { f, w } = (unsafe { *ip }) else {
+                            debug_assert!(false, "compare-and-branch without its word");
+                            // SAFETY: as above.
+                            unsafe { std::hint::unreachable_unchecked() }
                         };
-                        let t = goto!(w);
-                        if t < ip {
-                            charge_back!(pc!());
+                        let word = ip;
+                        ip = goto!(w);
+                        let cost = u64::from(f);
+                        if fuel < cost {
+                            // SAFETY: `word` points into the code.
+                            let at = unsafe { word.offset_from(code_ptr) } as usize;
+                            break 'run Err((TrapKind::OutOfFuel, at));
                         }
-                        ip = t;
+                        fuel -= cost;
                     } else {
                         // SAFETY: the `Word` is not the last op of the code.
                         ip = unsafe { ip.add(1) };
@@ -407,6 +428,29 @@ impl<'p> Interpreter<'p> {
                 ($dst:expr, $a:expr, $b:expr, $f:expr) => {{
                     let f: fn(i32, i32) -> i32 = $f;
                     set!($dst, f(r!($a), r!($b)));
+                }};
+            }
+            // The constant in the `Imm` after the op running, which it
+            // steps over.
+            macro_rules! imm {
+                () => {{
+                    // SAFETY: translation always emits the `Imm` after an
+                    // op that takes one.
+                    let Op::Imm { k } = (unsafe { *ip }) else {
+                        debug_assert!(false, "op without its constant");
+                        // SAFETY: as above.
+                        unsafe { std::hint::unreachable_unchecked() }
+                    };
+                    // SAFETY: the `Imm` is not the last op of the code.
+                    ip = unsafe { ip.add(1) };
+                    k
+                }};
+            }
+            // The index of a fused index op.
+            macro_rules! ix {
+                ($ix:expr) => {{
+                    let Ix { a, b, off } = $ix;
+                    r!(a).wrapping_add(r!(b)).wrapping_add(i32::from(off))
                 }};
             }
             // Bounds-checked address of a list element.
@@ -463,6 +507,41 @@ impl<'p> Interpreter<'p> {
                     *unsafe { &mut *heap.add($at) }
                 };
             }
+            // An inverted for-in step over list `$list` (`$a` its aux
+            // entry): the increment it fuses, then the element, and the
+            // jump back (charged from the entry) while there is one.
+            macro_rules! for_back {
+                ($dst:expr, $a:expr, $list:expr) => {{
+                    let Aux {
+                        b: cursor,
+                        target,
+                        inc,
+                        fuel: cost,
+                        ..
+                    } = $a;
+                    set!(inc, r!(inc).wrapping_add(1));
+                    let list = $list;
+                    let c = r!(cursor);
+                    // SAFETY: verified list operand, or a list reference,
+                    // which verified code cannot forge.
+                    let s = unsafe { *lists.add(list as usize) };
+                    let v = if (c as u32) < s.slots {
+                        heap!((s.base + c as u32) as usize)
+                    } else {
+                        LIST_END
+                    };
+                    if v != LIST_END {
+                        set!($dst, v);
+                        set!(cursor, c.wrapping_add(1));
+                        let cost = u64::from(cost);
+                        if fuel < cost {
+                            break 'run Err((TrapKind::OutOfFuel, pc!() - 1));
+                        }
+                        fuel -= cost;
+                        ip = goto!(target);
+                    }
+                }};
+            }
             debug_assert!(pc!() < code.len());
             // SAFETY: translation ends every function with a terminator and
             // only produces jump targets inside the code, so `ip` stays in it.
@@ -511,6 +590,56 @@ impl<'p> Interpreter<'p> {
                 }
                 Op::LdEJNeK { idx, list, k } => {
                     let at = list_slot!(list, r!(idx));
+                    cmp_jump!(heap!(at) != i32::from(k));
+                }
+                Op::LdE2 { dst, p } => {
+                    let (list, ix) = Ix::unpack(p);
+                    let at = list_slot!(list, ix!(ix));
+                    set!(dst, heap!(at));
+                }
+                Op::StE2 { val, p } => {
+                    let (list, ix) = Ix::unpack(p);
+                    let at = list_slot!(list, ix!(ix));
+                    heap!(at) = r!(val);
+                }
+                Op::StEK2 { k, p } => {
+                    let (list, ix) = Ix::unpack(p);
+                    let at = list_slot!(list, ix!(ix));
+                    heap!(at) = i32::from(k);
+                }
+                Op::LdEJEqK2 { k, p } => {
+                    let (list, ix) = Ix::unpack(p);
+                    let at = list_slot!(list, ix!(ix));
+                    cmp_jump!(heap!(at) == i32::from(k));
+                }
+                Op::LdEJNeK2 { k, p } => {
+                    let (list, ix) = Ix::unpack(p);
+                    let at = list_slot!(list, ix!(ix));
+                    cmp_jump!(heap!(at) != i32::from(k));
+                }
+                Op::LdX2 { dst, p } => {
+                    let (lst, ix) = Ix::unpack(p);
+                    let at = list_slot!(r!(lst), ix!(ix));
+                    set!(dst, heap!(at));
+                }
+                Op::StX2 { val, p } => {
+                    let (lst, ix) = Ix::unpack(p);
+                    let at = list_slot!(r!(lst), ix!(ix));
+                    heap!(at) = r!(val);
+                }
+                Op::StXK2 { k, p } => {
+                    let (lst, ix) = Ix::unpack(p);
+                    let at = list_slot!(r!(lst), ix!(ix));
+                    heap!(at) = i32::from(k);
+                }
+                Op::LdXJEqK2 { k, p } => {
+                    let (lst, ix) = Ix::unpack(p);
+                    let at = list_slot!(r!(lst), ix!(ix));
+                    cmp_jump!(heap!(at) == i32::from(k));
+                }
+                Op::LdXJNeK2 { k, p } => {
+                    let (lst, ix) = Ix::unpack(p);
+                    let at = list_slot!(r!(lst), ix!(ix));
                     cmp_jump!(heap!(at) != i32::from(k));
                 }
                 Op::LdEW { dst, aux: x } => {
@@ -620,33 +749,13 @@ impl<'p> Interpreter<'p> {
                 Op::LNot { dst, a } => set!(dst, (r!(a) == 0) as i32),
                 Op::AddI { r, k } => set!(r, r!(r).wrapping_add(k)),
                 Op::AddIM { dst, src, k } => set!(dst, r!(src).wrapping_add(i32::from(k))),
-                Op::ForLB { dst, aux: x } | Op::ForXB { dst, aux: x } => {
-                    let Aux {
-                        a,
-                        b: cursor,
-                        target,
-                        inc,
-                    } = aux!(x);
-                    set!(inc, r!(inc).wrapping_add(1));
-                    let list = if matches!(op, Op::ForLB { .. }) {
-                        a
-                    } else {
-                        r!(a) as u32
-                    };
-                    let c = r!(cursor);
-                    // SAFETY: verified list operand, or a list reference,
-                    // which verified code cannot forge.
-                    let s = unsafe { *lists.add(list as usize) };
-                    let v = if (c as u32) < s.slots {
-                        heap!((s.base + c as u32) as usize)
-                    } else {
-                        LIST_END
-                    };
-                    if v != LIST_END {
-                        set!(dst, v);
-                        set!(cursor, c.wrapping_add(1));
-                        jump!(target);
-                    }
+                Op::ForLB { dst, aux: x } => {
+                    let a = aux!(x);
+                    for_back!(dst, a, a.a);
+                }
+                Op::ForXB { dst, aux: x } => {
+                    let a = aux!(x);
+                    for_back!(dst, a, r!(a.a) as u32);
                 }
                 Op::MulI { r, k } => set!(r, r!(r).wrapping_mul(k)),
                 Op::DivI { r, k } => match arith::div(r!(r), k) {
@@ -657,6 +766,18 @@ impl<'p> Interpreter<'p> {
                     Some(v) => set!(r, v),
                     None => break 'run Err((TrapKind::DivisionByZero, pc!() - 1)),
                 },
+                Op::MovN { dst, src, n } => {
+                    // SAFETY: both runs are registers of the frame
+                    // (translation invariant, as for `r!`), and the
+                    // translation only merges runs that do not overlap.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            fp.add(src as usize),
+                            fp.add(dst as usize),
+                            n as usize,
+                        )
+                    }
+                }
                 Op::Mov2 { dst, a, b } => {
                     let (x, y) = (r!(a), r!(b));
                     set!(dst, x);
@@ -720,6 +841,12 @@ impl<'p> Interpreter<'p> {
                 Op::JLeI { a, k } => cmp_jump!(r!(a) <= k),
                 Op::JGtI { a, k } => cmp_jump!(r!(a) > k),
                 Op::JGeI { a, k } => cmp_jump!(r!(a) >= k),
+                Op::AndK { dst, a } => set!(dst, r!(a) & imm!()),
+                Op::OrK { dst, a } => set!(dst, r!(a) | imm!()),
+                Op::XorK { dst, a } => set!(dst, r!(a) ^ imm!()),
+                Op::Imm { .. } => {
+                    debug_assert!(false, "operand constant executed");
+                }
                 Op::Word { .. } => {
                     debug_assert!(false, "operand word executed");
                 }
@@ -763,7 +890,7 @@ impl<'p> Interpreter<'p> {
                     }
                     // SAFETY (index): `func` was range-checked by the verifier.
                     let meta = unsafe { *funcs.get_unchecked(func as usize) };
-                    charge!(at, meta.fuel);
+                    charge!(at, u64::from(meta.fuel));
                     // SAFETY: `fp` points into the register file.
                     let bp = unsafe { fp.offset_from(cold.regs_base) } as usize;
                     let new_bp = bp + base as usize;
@@ -817,7 +944,7 @@ impl<'p> Interpreter<'p> {
                     }
                     let need = new_bp + meta.frame as usize;
                     if need > cold.regs_len {
-                        regs.resize(need.max(cold.regs_len * 2), 0);
+                        grow_regs(regs, need);
                         cold.regs_len = regs.len();
                         cold.regs_base = regs.as_mut_ptr();
                     }
@@ -827,8 +954,7 @@ impl<'p> Interpreter<'p> {
                         set!(i, 0);
                     }
                     if depth == frames.len() {
-                        let grown = (frames.len() * 2).max(64);
-                        frames.resize(grown, Frame { ret_pc: 0, bp: 0 });
+                        grow_frames(frames);
                     }
                     // SAFETY: `depth < frames.len()`, ensured just above.
                     let ret_pc = pc!() as u32;

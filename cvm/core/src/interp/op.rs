@@ -75,6 +75,58 @@ pub(super) enum Op {
         dst: Reg,
         aux: u32,
     },
+    /// `LdE` of an element whose index the op computes: `p` packs the list
+    /// and the index ([`Ix::pack`]). Every fused index op keeps its
+    /// operands in the shape of the other ops (16 bits at byte 2, 32 at
+    /// byte 4), so that the dispatch decodes no field for them alone.
+    LdE2 {
+        dst: Reg,
+        p: u32,
+    },
+    /// `StE` at a computed index.
+    StE2 {
+        val: Reg,
+        p: u32,
+    },
+    /// `StEK` at a computed index.
+    StEK2 {
+        k: i16,
+        p: u32,
+    },
+    /// `LdEJEqK` / `LdEJNeK` of a computed index.
+    LdEJEqK2 {
+        k: i16,
+        p: u32,
+    },
+    LdEJNeK2 {
+        k: i16,
+        p: u32,
+    },
+    /// `LdX` of a computed index of the list referenced by the packed
+    /// register.
+    LdX2 {
+        dst: Reg,
+        p: u32,
+    },
+    /// `StX` at a computed index.
+    StX2 {
+        val: Reg,
+        p: u32,
+    },
+    /// `StXK` at a computed index.
+    StXK2 {
+        k: i16,
+        p: u32,
+    },
+    /// `LdXJEqK` / `LdXJNeK` of a computed index.
+    LdXJEqK2 {
+        k: i16,
+        p: u32,
+    },
+    LdXJNeK2 {
+        k: i16,
+        p: u32,
+    },
     /// `StE` for list numbers above `u16::MAX`: `aux` holds list, index and
     /// value register.
     StEW {
@@ -180,6 +232,24 @@ pub(super) enum Op {
         dst: Reg,
         a: Reg,
     },
+    /// `dst <- a & k`, `a | k`, `a ^ k` for a constant operand `k`, which
+    /// is in the [`Op::Imm`] that follows.
+    AndK {
+        dst: Reg,
+        a: Reg,
+    },
+    OrK {
+        dst: Reg,
+        a: Reg,
+    },
+    XorK {
+        dst: Reg,
+        a: Reg,
+    },
+    /// The 32-bit constant operand of the op before it; never executed.
+    Imm {
+        k: i32,
+    },
     Eq {
         dst: Reg,
         a: Reg,
@@ -237,6 +307,13 @@ pub(super) enum Op {
     ModI {
         r: Reg,
         k: i32,
+    },
+    /// `n` moves, in order: `dst+i <- src+i` for `i` in `0..n` (a run of
+    /// `Mov`s between neighbouring registers, as the arguments of a call).
+    MovN {
+        dst: Reg,
+        src: Reg,
+        n: u16,
     },
     /// Two moves: `dst <- a`, `dst+1 <- b`.
     Mov2 {
@@ -339,8 +416,13 @@ pub(super) enum Op {
         a: Reg,
         k: i32,
     },
-    /// The operand word of the op before it; never executed.
+    /// The operand word of the compare-and-branch op before it; never
+    /// executed. `w` is the jump target, `f` the fuel the jump charges when
+    /// taken (0 for a forward jump; a backward jump whose charge does not
+    /// fit 16 bits goes through a `Jmp` placed after the function, which
+    /// charges it).
     Word {
+        f: u16,
         w: u32,
     },
     Jmp {
@@ -382,6 +464,40 @@ pub(super) enum Op {
 // The dispatch loop copies ops out of the code; keep them one word wide.
 const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
+/// A list index computed inside a list op: `r[a] + r[b] + off` (wrapping),
+/// the `add` (and `addi`) that computed it into a stack register fused
+/// into the op that used it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Ix {
+    pub a: u8,
+    pub b: u8,
+    pub off: i8,
+}
+
+impl Ix {
+    /// Packs a list (module list number or list-reference register) below
+    /// 256 with the index: list, `a`, `b`, `off`, one byte each.
+    pub fn pack(self, list: u8) -> u32 {
+        u32::from(list)
+            | u32::from(self.a) << 8
+            | u32::from(self.b) << 16
+            | u32::from(self.off as u8) << 24
+    }
+
+    /// The list and index [`Ix::pack`] packed.
+    #[inline(always)]
+    pub fn unpack(p: u32) -> (u8, Ix) {
+        (
+            p as u8,
+            Ix {
+                a: (p >> 8) as u8,
+                b: (p >> 16) as u8,
+                off: (p >> 24) as u8 as i8,
+            },
+        )
+    }
+}
+
 /// Operands that do not fit an 8-byte [`Op`].
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Aux {
@@ -393,18 +509,25 @@ pub(super) struct Aux {
     pub target: u32,
     /// The register an inverted for-in step increments first.
     pub inc: u32,
+    /// The fuel an inverted for-in step charges when it jumps.
+    pub fuel: u32,
 }
 
 /// Per-function facts the dispatch loop needs at calls.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct FuncMeta {
     pub entry: u32,
-    pub arity: u32,
-    pub slots: u32,
+    /// The fuel a call of the function charges
+    /// ([`crate::verify::FunctionInfo::call_fuel`], which is far below
+    /// `u32::MAX` for any module the loader accepts; saturated).
+    pub fuel: u32,
+    pub arity: u16,
+    pub slots: u16,
     pub frame: u32,
-    /// The fuel a call of the function charges ([`crate::verify::FunctionInfo::call_fuel`]).
-    pub fuel: u64,
 }
+
+// Sixteen bytes: a call indexes the table with a shift.
+const _: () = assert!(std::mem::size_of::<FuncMeta>() == 16);
 
 /// A caller's state saved across a call.
 #[derive(Copy, Clone, Debug)]

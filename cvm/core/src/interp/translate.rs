@@ -18,7 +18,7 @@
 //! The plain translation ([`Form::Plain`]) emits one op per executed CVM
 //! instruction (what a profile of CVM instructions counts).
 
-use super::op::{Aux, FuncMeta, Op, Reg};
+use super::op::{Aux, FuncMeta, Ix, Op, Reg};
 use crate::intrinsics::INTRINSICS;
 use crate::isa::{Opcode, Rel};
 use crate::verify::{InstrInfo, Program};
@@ -67,13 +67,123 @@ struct Emit<'t> {
     vals: Vec<Val>,
     /// The CVM offset of the instruction being translated.
     offset: u32,
+    /// Branches whose backward charge does not fit their `Word`.
+    far: Vec<FarBranch>,
+    /// The first op of the current straight-line stretch (a jump may
+    /// arrive there): ops from here on may be merged.
+    barrier: usize,
+    /// Fusions allowed ([`Form::Fast`]).
+    fast: bool,
+}
+
+/// A compare-and-branch whose backward-jump charge does not fit the 16
+/// bits of its `Word`: the `Word` jumps forward (free) to a `Jmp` placed
+/// after the function, which charges the whole span and jumps on.
+struct FarBranch {
+    /// Index of the `Word`.
+    word: usize,
+    /// The CVM target.
+    target: u32,
+    /// The branch's code offset.
+    at: u32,
+    /// The charge.
+    back: u64,
 }
 
 impl Emit<'_> {
     fn op(&mut self, op: Op) {
+        if let Op::Mov { dst, src } = op {
+            if self.merge_mov(dst, src) {
+                return;
+            }
+        }
         self.out.code.push(op);
         self.out.origin.push(self.offset);
         self.out.back_fuel.push(0);
+    }
+
+    /// Extends a `Mov`/`MovN` just emitted, in the same straight-line
+    /// stretch, whose registers `dst` and `src` continue, into a `MovN`
+    /// (the moves still happen in order).
+    fn merge_mov(&mut self, dst: Reg, src: Reg) -> bool {
+        let n = self.out.code.len();
+        if !self.fast || n == 0 || n - 1 < self.barrier {
+            return false;
+        }
+        let merged = match self.out.code[n - 1] {
+            Op::Mov { dst: d, src: s }
+                if d.checked_add(1) == Some(dst) && s.checked_add(1) == Some(src) =>
+            {
+                Op::MovN {
+                    dst: d,
+                    src: s,
+                    n: 2,
+                }
+            }
+            Op::MovN {
+                dst: d,
+                src: s,
+                n: k,
+            } if d.checked_add(k) == Some(dst) && s.checked_add(k) == Some(src) => Op::MovN {
+                dst: d,
+                src: s,
+                n: k + 1,
+            },
+            _ => return false,
+        };
+        // The runs must not overlap (the op copies them as one block).
+        let Op::MovN {
+            dst: d,
+            src: s,
+            n: k,
+        } = merged
+        else {
+            return false;
+        };
+        if u32::from(d) < u32::from(s) + u32::from(k) && u32::from(s) < u32::from(d) + u32::from(k)
+        {
+            return false;
+        }
+        self.out.code[n - 1] = merged;
+        true
+    }
+
+    /// When the list index in register `idx` was computed by the ops just
+    /// emitted, `add` (and an `addi` of a small constant on its result),
+    /// into a stack register that nothing reads after the list op: removes
+    /// them and returns the index for a fused op to compute.
+    fn take_index(&mut self, idx: Reg) -> Option<Ix> {
+        if !self.fast || u32::from(idx) < self.slots {
+            return None;
+        }
+        let code = &self.out.code;
+        let mut end = code.len();
+        let mut off = 0i8;
+        if end > self.barrier {
+            if let Op::AddI { r, k } = code[end - 1] {
+                if r == idx {
+                    off = i8::try_from(k).ok()?;
+                    end -= 1;
+                }
+            }
+        }
+        if end <= self.barrier {
+            return None;
+        }
+        let Op::Add { dst, a, b } = code[end - 1] else {
+            return None;
+        };
+        let (Ok(a), Ok(b)) = (u8::try_from(a), u8::try_from(b)) else {
+            return None;
+        };
+        if dst != idx {
+            return None;
+        }
+        let keep = end - 1;
+        self.out.code.truncate(keep);
+        self.out.origin.truncate(keep);
+        self.out.back_fuel.truncate(keep);
+        Some(Ix { a, b, off })
     }
 
     /// An op that jumps itself, charging `back` when it jumps backward.
@@ -89,11 +199,21 @@ impl Emit<'_> {
     /// instruction fused into it) and its backward-jump charge `back`.
     fn branch_at(&mut self, op: Op, at: u32, target: u32, back: u64) {
         self.op(op);
-        self.out.code.push(Op::Word { w: target });
+        let f = u16::try_from(back).ok();
+        if f.is_none() {
+            self.far.push(FarBranch {
+                word: self.out.code.len(),
+                target,
+                at,
+                back,
+            });
+        }
+        self.out.code.push(Op::Word {
+            f: f.unwrap_or(0),
+            w: target,
+        });
         self.out.origin.push(at);
-        self.out
-            .back_fuel
-            .push(u32::try_from(back).unwrap_or(u32::MAX));
+        self.out.back_fuel.push(0);
     }
 
     /// [`Emit::branch_at`] of the instruction being translated.
@@ -107,6 +227,7 @@ impl Emit<'_> {
             b,
             target,
             inc: 0,
+            fuel: 0,
         });
         self.out.aux.len() as u32 - 1
     }
@@ -215,12 +336,14 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
     };
     for (f, info) in module.functions.iter().zip(program.function_infos()) {
         let start = out.code.len();
+        // Registers are numbered in 16 bits, so the verifier's frame
+        // bounds keep arity and slots below 2^16.
         out.funcs.push(FuncMeta {
             entry: start as u32,
-            arity: f.arity(),
-            slots: f.frame_slots(),
+            fuel: u32::try_from(info.call_fuel()).unwrap_or(u32::MAX),
+            arity: f.arity() as u16,
+            slots: f.frame_slots() as u16,
             frame: f.frame_slots() + f.max_stack,
-            fuel: info.call_fuel(),
         });
         let labels: HashSet<u32> = info
             .instrs
@@ -237,6 +360,9 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             slots: f.frame_slots(),
             vals: Vec::new(),
             offset: 0,
+            far: Vec::new(),
+            barrier: start,
+            fast: form == Form::Fast,
         };
         let instrs = &info.instrs;
         let mut k = 0;
@@ -267,6 +393,9 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
                 // virtual stack is stale.
                 e.reset(depth);
             }
+            if labels.contains(&i.offset) || elements.contains_key(&i.offset) {
+                e.barrier = e.out.code.len();
+            }
             pc_of.insert(i.offset, e.out.code.len() as u32);
             let next = Next {
                 instrs,
@@ -280,13 +409,14 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
                 e.flush();
             }
         }
+        let far = std::mem::take(&mut e.far);
         // Verified targets are instruction starts of this function, so the
         // map has them all.
         let map = |t: &mut u32| *t = pc_of.get(t).copied().unwrap_or(0);
         for op in &mut out.code[start..] {
             match op {
                 Op::Jmp { target } | Op::Jz { target, .. } | Op::Jnz { target, .. } => map(target),
-                Op::Word { w } => map(w),
+                Op::Word { w, .. } => map(w),
                 // The aux entries of these hold a jump target (other ops use
                 // the field for data).
                 Op::ForL { aux: x, .. }
@@ -295,6 +425,18 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
                 | Op::ForXB { aux: x, .. }
                 | Op::Case { aux: x, .. } => map(&mut out.aux[*x as usize].target),
                 _ => {}
+            }
+        }
+        for b in far {
+            let mut target = b.target;
+            map(&mut target);
+            let at = out.code.len() as u32;
+            out.code.push(Op::Jmp { target });
+            out.origin.push(b.at);
+            out.back_fuel
+                .push(u32::try_from(b.back).unwrap_or(u32::MAX));
+            if let Some(Op::Word { w, .. }) = out.code.get_mut(b.word) {
+                *w = at;
             }
         }
     }
@@ -575,12 +717,29 @@ fn instruction(
             let list = ops[0];
             if let (Ok(list), Some((k, jeq, j))) = (u16::try_from(list), const_test(next)) {
                 e.flush();
-                let op = if jeq {
-                    Op::LdEJEqK { idx, list, k }
-                } else {
-                    Op::LdEJNeK { idx, list, k }
+                let op = match (
+                    u8::try_from(list)
+                        .ok()
+                        .and_then(|l| e.take_index(idx).map(|ix| (l, ix))),
+                    jeq,
+                ) {
+                    (Some((list, ix)), true) => Op::LdEJEqK2 {
+                        k,
+                        p: ix.pack(list),
+                    },
+                    (Some((list, ix)), false) => Op::LdEJNeK2 {
+                        k,
+                        p: ix.pack(list),
+                    },
+                    (None, true) => Op::LdEJEqK { idx, list, k },
+                    (None, false) => Op::LdEJNeK { idx, list, k },
                 };
                 return fused_branch(e, info, op, j);
+            }
+            if let Ok(l) = u8::try_from(list) {
+                if let Some(ix) = e.take_index(idx) {
+                    result!(|dst| Op::LdE2 { dst, p: ix.pack(l) })
+                }
             }
             let wide = match u16::try_from(list) {
                 Ok(_) => None,
@@ -608,10 +767,21 @@ fn instruction(
             } else {
                 ops[1] as Reg
             };
-            match (small, k, val) {
-                (Some(list), Some(k), _) => e.op(Op::StEK { idx, list, k }),
-                (Some(list), None, Some(val)) => e.op(Op::StE { idx, val, list }),
-                (_, _, val) => {
+            let fused = u8::try_from(list)
+                .ok()
+                .and_then(|l| e.take_index(idx).map(|ix| (l, ix)));
+            match (small, k, val, fused) {
+                (_, Some(k), _, Some((list, ix))) => e.op(Op::StEK2 {
+                    k,
+                    p: ix.pack(list),
+                }),
+                (_, None, Some(val), Some((list, ix))) => e.op(Op::StE2 {
+                    val,
+                    p: ix.pack(list),
+                }),
+                (Some(list), Some(k), _, _) => e.op(Op::StEK { idx, list, k }),
+                (Some(list), None, Some(val), _) => e.op(Op::StE { idx, val, list }),
+                (_, _, val, _) => {
                     let val = val.unwrap_or(0);
                     let aux = e.aux(list, u32::from(idx), u32::from(val));
                     e.op(Op::StEW { aux });
@@ -625,14 +795,22 @@ fn instruction(
             } else {
                 (ops[0] as Reg, ops[1] as Reg)
             };
+            let small = u8::try_from(lst).ok();
             if let Some((k, jeq, j)) = const_test(next) {
                 e.flush();
-                let op = if jeq {
-                    Op::LdXJEqK { lst, idx, k }
-                } else {
-                    Op::LdXJNeK { lst, idx, k }
+                let fused = small.and_then(|l| e.take_index(idx).map(|ix| (l, ix)));
+                let op = match (fused, jeq) {
+                    (Some((lst, ix)), true) => Op::LdXJEqK2 { k, p: ix.pack(lst) },
+                    (Some((lst, ix)), false) => Op::LdXJNeK2 { k, p: ix.pack(lst) },
+                    (None, true) => Op::LdXJEqK { lst, idx, k },
+                    (None, false) => Op::LdXJNeK { lst, idx, k },
                 };
                 return fused_branch(e, info, op, j);
+            }
+            if let Some(l) = small {
+                if let Some(ix) = e.take_index(idx) {
+                    result!(|dst| Op::LdX2 { dst, p: ix.pack(l) })
+                }
             }
             result!(|dst| Op::LdX { dst, lst, idx })
         }
@@ -645,9 +823,17 @@ fn instruction(
             } else {
                 (ops[0] as Reg, ops[1] as Reg)
             };
-            match (k, val) {
-                (Some(k), _) => e.op(Op::StXK { lst, idx, k }),
-                (None, val) => e.op(Op::StX {
+            let fused = u8::try_from(lst)
+                .ok()
+                .and_then(|l| e.take_index(idx).map(|ix| (l, ix)));
+            match (k, val, fused) {
+                (Some(k), _, Some((lst, ix))) => e.op(Op::StXK2 { k, p: ix.pack(lst) }),
+                (None, Some(val), Some((lst, ix))) => e.op(Op::StX2 {
+                    val,
+                    p: ix.pack(lst),
+                }),
+                (Some(k), _, None) => e.op(Op::StXK { lst, idx, k }),
+                (None, val, _) => e.op(Op::StX {
                     lst,
                     idx,
                     val: val.unwrap_or(0),
@@ -678,9 +864,24 @@ fn instruction(
         | Opcode::Le
         | Opcode::Gt
         | Opcode::Ge => {
+            let opcode = i.instr.opcode;
+            if matches!(opcode, Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor) && next.fast {
+                if let Some(&Val::Const(k)) = e.vals.last() {
+                    e.vals.pop();
+                    let a = e.pop();
+                    let d = Dest::new(e, next);
+                    let dst = d.reg;
+                    e.op(match opcode {
+                        Opcode::BitAnd => Op::AndK { dst, a },
+                        Opcode::BitOr => Op::OrK { dst, a },
+                        _ => Op::XorK { dst, a },
+                    });
+                    e.op(Op::Imm { k });
+                    return d.finish(e, next);
+                }
+            }
             let b = e.pop();
             let a = e.pop();
-            let opcode = i.instr.opcode;
             if opcode == Opcode::Add
                 && matches!(next.plain(0), Some(n) if n.instr.opcode == Opcode::RetV)
             {
@@ -893,13 +1094,15 @@ fn for_step(
     // the stack slot above the values, which holds nothing on the path
     // that falls through (the one it pushes on is the path that jumps).
     e.out.aux[aux as usize].inc = u32::from(inc.unwrap_or_else(|| e.push_reg()));
+    let fuel = info.jump_fuel(i.offset, ops[2]);
+    e.out.aux[aux as usize].fuel = u32::try_from(fuel).unwrap_or(u32::MAX);
     let op = match i.instr.opcode {
         Opcode::ForlB => Op::ForLB { dst, aux },
         Opcode::ForxB => Op::ForXB { dst, aux },
         Opcode::Forl => Op::ForL { dst, aux },
         _ => Op::ForX { dst, aux },
     };
-    e.jump_op(op, info.jump_fuel(i.offset, ops[2]));
+    e.jump_op(op, fuel);
     // The forward forms push on the path that falls through; the inverted
     // ones on the path that jumps.
     if forward {
