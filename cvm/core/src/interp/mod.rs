@@ -90,24 +90,6 @@ struct Cold {
     regs_base: *mut i32,
 }
 
-/// Grows the register file to hold `need` registers (at least doubling
-/// it): the rare path of a call.
-#[cold]
-#[inline(never)]
-fn grow_regs(regs: &mut Vec<i32>, need: usize) {
-    let n = need.max(regs.len() * 2);
-    regs.resize(n, 0);
-}
-
-/// Grows the saved-frame stack (at least doubling it): the rare path of a
-/// call.
-#[cold]
-#[inline(never)]
-fn grow_frames(frames: &mut Vec<Frame>) {
-    let n = (frames.len() * 2).max(64);
-    frames.resize(n, Frame { ret_pc: 0, bp: 0 });
-}
-
 /// The op index [`Interpreter::execute`] reports for an error a
 /// [`CallHook`] returned; its code offset is in `native_offset`.
 const HOOK_TRAP: usize = usize::MAX;
@@ -944,7 +926,7 @@ impl<'p> Interpreter<'p> {
                     }
                     let need = new_bp + meta.frame as usize;
                     if need > cold.regs_len {
-                        grow_regs(regs, need);
+                        regs.resize(need.max(cold.regs_len * 2), 0);
                         cold.regs_len = regs.len();
                         cold.regs_base = regs.as_mut_ptr();
                     }
@@ -954,7 +936,8 @@ impl<'p> Interpreter<'p> {
                         set!(i, 0);
                     }
                     if depth == frames.len() {
-                        grow_frames(frames);
+                        let grown = (frames.len() * 2).max(64);
+                        frames.resize(grown, Frame { ret_pc: 0, bp: 0 });
                     }
                     // SAFETY: `depth < frames.len()`, ensured just above.
                     let ret_pc = pc!() as u32;
