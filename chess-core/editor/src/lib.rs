@@ -6,13 +6,11 @@
 //! |------|--------|
 //! | the Language Server Protocol over standard input/output (`che lsp`) | [`lsp`] |
 //! | what the server knows of a document: diagnostics, names, words | [`analysis`] |
-//! | the Debug Adapter Protocol over standard input/output (`che dap`) | [`dap`] |
 //! | a CVM machine that steps verified code with its state in view | [`debug`] |
 //!
-//! Both servers read their messages with the base protocol's
-//! `Content-Length` framing ([`framing`]) and call the front ends the way
-//! the command line does, so an editor shows the same messages at the same
-//! places as `che compile` and a debug session ends with the exit status
-//! `che run` gives.
+//! The server calls the front ends the way the command line does, so an
+//! editor shows the same messages at the same places as `che compile`.
 
+pub mod analysis;
 pub mod debug;
+pub mod lsp;
