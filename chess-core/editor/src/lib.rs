@@ -6,11 +6,16 @@
 //! |------|--------|
 //! | the Language Server Protocol over standard input/output (`che lsp`) | [`lsp`] |
 //! | what the server knows of a document: diagnostics, names, words | [`analysis`] |
-//! | a CVM machine that steps verified code with its state in view | [`debug`] |
+//! | the Debug Adapter Protocol over standard input/output (`che dap`) | [`dap`] |
+//! | the base protocol's `Content-Length` framing | [`framing`] |
+//! | the debugger core: a CVM machine that steps verified code with its state in view, and a session's rules | [`debug`] |
 //!
-//! The server calls the front ends the way the command line does, so an
-//! editor shows the same messages at the same places as `che compile`.
+//! Both servers call the front ends the way the command line does, so an
+//! editor shows the same messages at the same places as `che compile`, and
+//! a debug session ends with the exit status `che run` gives.
 
 pub mod analysis;
+pub mod dap;
 pub mod debug;
+pub mod framing;
 pub mod lsp;

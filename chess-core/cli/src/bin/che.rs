@@ -124,6 +124,8 @@ enum Command {
     },
     /// Serve the Language Server Protocol on standard input and output (for editors).
     Lsp,
+    /// Serve the Debug Adapter Protocol on standard input and output (for editors).
+    Dap,
     /// Compile the bundled example advice program and run it on a position
     /// with both backends, side by side.
     Demo {
@@ -510,6 +512,7 @@ fn run(command: Command) -> Result<(), Failed> {
             .map_err(fail)
         }
         Command::Lsp => che_editor::lsp::run_stdio().map_err(fail),
+        Command::Dap => che_editor::dap::run_stdio().map_err(fail),
         Command::Demo { fen } => match che_cli::demo::run(&fen) {
             Ok(demo) => {
                 to_stdout(&demo.to_string())?;

@@ -56,6 +56,8 @@ pub struct Machine<'p> {
     /// The depth limit less the inlined frames open (`enter.f` without its
     /// `leave`), as the interpreter counts it.
     room: usize,
+    /// Whether the run stopped with a runtime error.
+    failed: bool,
 }
 
 /// An error of the running instruction (its offset is added by the caller).
@@ -73,6 +75,7 @@ impl<'p> Machine<'p> {
             fuel: u64::MAX,
             fuel_limit: u64::MAX,
             room: 0,
+            failed: false,
         }
     }
 
@@ -97,13 +100,18 @@ impl<'p> Machine<'p> {
     }
 
     /// The frames, the embedder's call first; empty before a run starts
-    /// and after it ended.
+    /// and after it returned or halted. After a runtime error they stay as
+    /// they were at the failing instruction (each frame's `pc` the
+    /// instruction it was executing).
     pub fn frames(&self) -> &[Frame] {
         &self.frames
     }
 
     /// The code offset of the next instruction, while running.
     pub fn offset(&self) -> Option<u32> {
+        if self.failed {
+            return None;
+        }
         self.frames.last().map(|f| f.pc)
     }
 
@@ -118,6 +126,7 @@ impl<'p> Machine<'p> {
         let module = self.program.module();
         cvm::interp::check_call_args(module, func, args)?;
         self.frames.clear();
+        self.failed = false;
         self.fuel_limit = self.limits.fuel.unwrap_or(u64::MAX);
         self.fuel = self.fuel_limit;
         self.fuel = cvm::fuel::charge_entry(self.program, func, self.fuel_limit)?;
@@ -178,7 +187,10 @@ impl<'p> Machine<'p> {
                 Stepped::Done(Ok(done))
             }
             Err(kind) => {
-                self.frames.clear();
+                // The frames stay as they were at the failing instruction
+                // (for a debugger to show), and no further step runs.
+                self.top().pc = at;
+                self.failed = true;
                 Stepped::Done(Err(RuntimeError::new(kind, at, self.program.module())))
             }
         }

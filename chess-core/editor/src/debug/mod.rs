@@ -4,5 +4,6 @@
 //! ([`session`]).
 
 pub mod machine;
+pub mod session;
 
 pub use machine::{Frame, Machine, Stepped};
