@@ -180,7 +180,11 @@ impl Adapter {
             "stepIn" => self.resume(Resume::StepIn).map(|()| json!({})),
             "stepOut" => self.resume(Resume::StepOut).map(|()| json!({})),
             "pause" => {
-                self.shared.pause.store(true, Ordering::SeqCst);
+                // A stopped run stays as it is; a running one stops before
+                // its next instruction.
+                if lock(&self.shared.snapshot).is_none() {
+                    self.shared.pause.store(true, Ordering::SeqCst);
+                }
                 Ok(json!({}))
             }
             "disconnect" | "terminate" => {

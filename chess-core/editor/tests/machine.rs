@@ -213,3 +213,107 @@ end;
         }
     }
 }
+
+#[test]
+fn the_che_example_agrees_with_the_interpreter() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cvm/che3/examples/french.che3");
+    let compiled = che3::compile_file(&path, &che3::CompileOptions::default());
+    assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
+    let plain = Program::new(compiled.module.expect("compiles")).expect("verifies");
+    let optimized = cvm::opt::optimize(&plain).0;
+    let french = "rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3";
+    for program in [&plain, &optimized] {
+        let entry = program.module().entry.expect("main");
+        for fen in [chess_core::STARTPOS_FEN, french] {
+            let board = BoardView::from_fen(fen).ok();
+            let a = on_interpreter(program, entry, &[], Limits::default(), board);
+            let b = on_machine(program, entry, &[], Limits::default(), board);
+            assert_eq!(b, a, "french.che3 on {fen}");
+        }
+    }
+}
+
+/// A CHEG program's run on `position` through its runtime: the result,
+/// the report and the output, on the interpreter or the machine.
+fn cheg_run(
+    program: &Program,
+    ast: &cheg::ast::Program,
+    position: chess_core::Position,
+    machine: bool,
+) -> (
+    Result<Completion, RuntimeError>,
+    cheg::Report,
+    CollectOutput,
+) {
+    let mut searcher = cheg::search::FixedDepth { depth: 1 };
+    let mut host = cheg::ChegHost::new(ast, position, &mut searcher);
+    host.set_context(1, None);
+    let mut out = CollectOutput::default();
+    let result = if machine {
+        let mut m = Machine::new(program);
+        m.start_entry()
+            .and_then(|()| m.run_to_end(&mut host, &mut out))
+    } else {
+        Interpreter::new(program).run_entry(&mut host, &mut out)
+    };
+    (result, host.into_report(), out)
+}
+
+#[test]
+fn the_shipped_cheg_programs_agree_with_the_interpreter() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/endgames");
+    // Positions each program's ENTRY lines match, both sides to move.
+    // (kbnk.cheg is completed by kbnk_tables.cheg, which the engine appends.)
+    let programs: [(&str, &[&str]); 4] = [
+        (
+            "kqk",
+            &[
+                "8/8/8/4k3/8/8/3QK3/8",
+                "k7/8/1K6/8/8/8/8/6Q1",
+                "7k/8/8/8/8/8/Q7/K7",
+            ],
+        ),
+        ("krk", &["8/8/8/4k3/8/8/3RK3/8", "k7/8/1K6/8/8/8/8/7R"]),
+        (
+            "kpk",
+            &[
+                "8/8/8/4k3/8/8/3PK3/8",
+                "8/8/8/8/8/k7/P7/K7",
+                "4k3/8/4K3/4P3/8/8/8/8",
+            ],
+        ),
+        (
+            "kpkp",
+            &["8/3p4/8/4k3/8/8/3PK3/8", "8/8/2k5/2p5/2P5/2K5/8/8"],
+        ),
+    ];
+    let mut runs = 0;
+    for (name, boards) in programs {
+        let compiled = cheg::compile_file(&dir.join(format!("{name}.cheg")));
+        assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
+        let ast = compiled.program.clone().expect("the program");
+        let plain = Program::new(compiled.module.clone().expect("a module")).expect("verifies");
+        let optimized = cvm::opt::optimize(&plain).0;
+        for program in [&plain, &optimized] {
+            for board in boards {
+                for side in ["w", "b"] {
+                    let fen = format!("{board} {side} - - 0 1");
+                    let position = chess_core::Position::from_fen(&fen).expect("fen");
+                    let a = cheg_run(program, &ast, position, false);
+                    let b = cheg_run(program, &ast, position, true);
+                    assert_eq!(b, a, "{name}.cheg on {fen}");
+                    assert!(
+                        a.1.chosen.is_some() || a.1.value.is_some() || a.0.is_err(),
+                        "{name}.cheg decided nothing on {fen}: {a:?}"
+                    );
+                    runs += 1;
+                }
+            }
+            // No ENTRY matches the initial position.
+            let start = chess_core::Position::from_fen(chess_core::STARTPOS_FEN).expect("fen");
+            let a = cheg_run(program, &ast, start, false);
+            assert_eq!(cheg_run(program, &ast, start, true), a, "{name}.cheg");
+        }
+    }
+    assert_eq!(runs, 40);
+}
