@@ -76,22 +76,7 @@ pub fn prepare(config: &LaunchConfig) -> Result<Prepared, String> {
     let Some(module) = module else {
         return Err(diagnostics);
     };
-    let program = Program::new(module).map_err(|e| format!("invalid module: {e}"))?;
-    let files = program
-        .module()
-        .lines
-        .files
-        .iter()
-        .map(|name| file_of(&sources, name))
-        .collect();
-    Ok(Prepared {
-        language,
-        program,
-        sources,
-        cheg: cheg_program,
-        files,
-        warnings: diagnostics,
-    })
+    Prepared::from_module(language, module, sources, cheg_program, diagnostics)
 }
 
 /// The file a line-table name stands for: the source map's file of that
@@ -108,6 +93,33 @@ fn file_of(sources: &SourceMap, name: &str) -> PathBuf {
 }
 
 impl Prepared {
+    /// A program compiled elsewhere (from `sources`, without the
+    /// optimizer, for every statement to keep its line), verified here.
+    pub fn from_module(
+        language: Language,
+        module: cvm::Module,
+        sources: SourceMap,
+        cheg: Option<cheg::ast::Program>,
+        warnings: String,
+    ) -> Result<Prepared, String> {
+        let program = Program::new(module).map_err(|e| format!("invalid module: {e}"))?;
+        let files = program
+            .module()
+            .lines
+            .files
+            .iter()
+            .map(|name| file_of(&sources, name))
+            .collect();
+        Ok(Prepared {
+            language,
+            program,
+            sources,
+            cheg,
+            files,
+            warnings,
+        })
+    }
+
     /// The (file index, line) of the code at `offset`.
     pub fn line_at(&self, offset: u32) -> Option<(u32, u32)> {
         let entries = &self.program.module().lines.entries;
