@@ -8,6 +8,7 @@
 //! | what the server knows of a document: diagnostics, names, words | [`analysis`] |
 //! | the Debug Adapter Protocol over standard input/output (`che dap`) | [`dap`] |
 //! | the base protocol's `Content-Length` framing | [`framing`] |
+//! | TextMate grammars made from the languages' tables | [`grammar`] |
 //! | the debugger core: a CVM machine that steps verified code with its state in view, and a session's rules | [`debug`] |
 //!
 //! Both servers call the front ends the way the command line does, so an
@@ -18,4 +19,5 @@ pub mod analysis;
 pub mod dap;
 pub mod debug;
 pub mod framing;
+pub mod grammar;
 pub mod lsp;
