@@ -439,3 +439,34 @@ fn a_program_that_does_not_compile_fails_the_launch() {
     );
     s.disconnect();
 }
+
+#[test]
+fn requests_out_of_order_and_broken_input_are_answered_without_a_crash() {
+    let d = dir("order");
+    let mut s = Session::start(&d);
+    for (command, args) in [
+        ("stackTrace", json!({"threadId": 1})),
+        ("configurationDone", json!({})),
+        ("next", json!({"threadId": 1})),
+        ("variables", json!({"variablesReference": 1})),
+        ("launch", json!({})),
+        (
+            "launch",
+            json!({"program": "nowhere.che", "fen": "not a position"}),
+        ),
+        (
+            "launch",
+            json!({"program": "nowhere.che", "dialect": "cobol"}),
+        ),
+        ("launch", json!({"program": d.join("missing.che")})),
+        ("evaluateEverything", json!({})),
+    ] {
+        let r = s.request(command, args);
+        assert_eq!(r["success"], false, "{command}: {r}");
+        assert!(r["message"].as_str().is_some_and(|m| !m.is_empty()), "{r}");
+    }
+    // A broken header ends the adapter with a message and status 1.
+    s.peer.write_raw(b"Content-Length: lots\r\n\r\n{}");
+    let status = s.peer.wait();
+    assert_eq!(status.code(), Some(1));
+}

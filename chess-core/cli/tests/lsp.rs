@@ -414,3 +414,19 @@ fn che_and_cheg_documents() {
     assert_eq!(diagnostics_for(&mut peer, &cheg_path), Vec::<Value>::new());
     shutdown(peer);
 }
+
+#[test]
+fn broken_input_ends_the_server_without_a_hang() {
+    let d = dir("broken");
+    let mut peer = start(&d);
+    // A request for a document that is not open has no answer to give.
+    let r = request(
+        &mut peer,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///nowhere/none.che"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(r, Value::Null);
+    peer.write_raw(b"Content-Length: lots\r\n\r\n{}");
+    let status = peer.wait();
+    assert!(!status.success(), "{status:?}");
+}
