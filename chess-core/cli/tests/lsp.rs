@@ -430,3 +430,18 @@ fn broken_input_ends_the_server_without_a_hang() {
     let status = peer.wait();
     assert!(!status.success(), "{status:?}");
 }
+
+#[test]
+fn a_document_over_the_program_limit_is_not_compiled() {
+    let d = dir("large");
+    let path = d.join("large.che");
+    std::fs::write(&path, "").unwrap();
+    let mut peer = start(&d);
+    let text = "# filler\n".repeat(500_000);
+    open(&mut peer, &path, "che", &text);
+    let diags = diagnostics_for(&mut peer, &path);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    let message = diags[0]["message"].as_str().expect("message");
+    assert!(message.contains("4500000 bytes"), "{message}");
+    shutdown(peer);
+}

@@ -271,6 +271,21 @@ fn diag_of(sources: &SourceMap, d: &Diagnostic) -> Diag {
 pub fn analyze(path: &Path, overlay: &Overlay, include_dirs: &[PathBuf]) -> Analysis {
     let mut a = Analysis::default();
     let loader = OverlayLoader(overlay);
+    if let Some(text) = overlay.get(path) {
+        let limit = cvm_frontend::file::SOURCE_LIMIT;
+        if text.len() as u64 > limit {
+            a.diagnostics.push(Diag {
+                place: None,
+                error: true,
+                message: format!(
+                    "the document has {} bytes; programs are read up to {limit} bytes",
+                    text.len()
+                ),
+                details: Vec::new(),
+            });
+            return a;
+        }
+    }
     match Language::of_path(path) {
         Language::Chepp => {
             let options = chepp::CompileOptions {
