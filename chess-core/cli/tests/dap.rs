@@ -459,6 +459,7 @@ fn requests_out_of_order_and_broken_input_are_answered_without_a_crash() {
             json!({"program": "nowhere.che", "dialect": "cobol"}),
         ),
         ("launch", json!({"program": d.join("missing.che")})),
+        ("launch", json!({"program": d.join("module.cmp")})),
         ("evaluateEverything", json!({})),
     ] {
         let r = s.request(command, args);
@@ -469,4 +470,41 @@ fn requests_out_of_order_and_broken_input_are_answered_without_a_crash() {
     s.peer.write_raw(b"Content-Length: lots\r\n\r\n{}");
     let status = s.peer.wait();
     assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn stepping_into_the_standard_library_shows_its_copy() {
+    let d = dir("stdlib");
+    let path = d.join("prog.che");
+    std::fs::write(&path, PROGRAM).unwrap();
+    let mut s = Session::start(&d);
+    s.launch(json!({"program": path}));
+    s.ok(
+        "setBreakpoints",
+        json!({"source": {"path": path}, "breakpoints": [{"line": 19}]}),
+    );
+    s.ok("configurationDone", json!({}));
+    s.stopped("breakpoint");
+    s.ok("stepIn", json!({"threadId": 1}));
+    s.stopped("step");
+    let frames = s.frames();
+    assert_eq!(frames[0]["name"], "GoodSqrs");
+    assert_eq!(frames[1]["name"], "main");
+    let copy = frames[0]["source"]["path"].as_str().expect("a path");
+    assert!(copy.ends_with("stdlib.che"), "{copy}");
+    let text = std::fs::read_to_string(copy).expect("the copy exists");
+    let line = frames[0]["line"].as_u64().expect("line") as usize;
+    let start = text.lines().take(line).collect::<Vec<_>>();
+    assert!(
+        start
+            .iter()
+            .rev()
+            .take(6)
+            .any(|l| l.contains("procedure GoodSqrs")),
+        "line {line} of the copy is not in GoodSqrs"
+    );
+    s.ok("stepOut", json!({"threadId": 1}));
+    s.stopped("step");
+    assert_eq!(s.frames()[0]["line"], 20);
+    s.disconnect();
 }

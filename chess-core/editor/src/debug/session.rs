@@ -49,6 +49,17 @@ pub struct Prepared {
 /// optimizer; `Err` holds the rendered diagnostics.
 pub fn prepare(config: &LaunchConfig) -> Result<Prepared, String> {
     let path = &config.program;
+    if config.dialect.is_none()
+        && matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("cmp" | "asm")
+        )
+    {
+        return Err(format!(
+            "{} is a compiled module; the debugger runs source programs (.che, .che3, .cheg), whose lines it can show\n",
+            path.display()
+        ));
+    }
     let language = config.dialect.unwrap_or_else(|| Language::of_path(path));
     let (module, sources, diagnostics, cheg_program) = match language {
         Language::Chepp => {
