@@ -239,6 +239,27 @@ fn breakpoints_steps_variables_output_and_exit_in_che_plus_plus() {
     assert_eq!(value_of(&locals, "y"), "0");
     let globals = s.scope(&frames[0], "Globals");
     assert_eq!(value_of(&globals, "total"), "0");
+    // Evaluating a name: the frame's local, a global; an unknown name is an error.
+    let r = s.ok(
+        "evaluate",
+        json!({"expression": "x", "frameId": frames[0]["id"], "context": "hover"}),
+    );
+    assert_eq!(r["result"], "3");
+    let r = s.ok(
+        "evaluate",
+        json!({"expression": "n", "frameId": frames[1]["id"]}),
+    );
+    assert_eq!(r["result"], "0");
+    let r = s.ok(
+        "evaluate",
+        json!({"expression": "total", "frameId": frames[0]["id"]}),
+    );
+    assert_eq!(r["result"], "0");
+    let r = s.request(
+        "evaluate",
+        json!({"expression": "nope", "frameId": frames[0]["id"]}),
+    );
+    assert_eq!(r["success"], false);
 
     s.ok("next", json!({"threadId": 1}));
     s.stopped("step");

@@ -18,7 +18,8 @@
 //! runtime error (reason `exception`, the message as the command line
 //! renders it); `threads`, `stackTrace`, `scopes` (locals with the
 //! operand stack, globals with the lists and their elements, the advice
-//! table) and `variables` answer from the state at the stop; `next`,
+//! table), `variables` and `evaluate` (a variable's name) answer from the
+//! state at the stop; `next`,
 //! `stepIn`, `stepOut` and `continue` resume; `pause` stops a running
 //! program before its next instruction; `disconnect` ends the session.
 //! The program's output comes as `output` events (category `stdout`), and
@@ -164,6 +165,7 @@ impl Adapter {
             "initialize" => Ok(json!({
                 "supportsConfigurationDoneRequest": true,
                 "supportsTerminateRequest": true,
+                "supportsEvaluateForHovers": true,
             })),
             "launch" => self.launch(args),
             "setBreakpoints" => self.set_breakpoints(args),
@@ -173,6 +175,7 @@ impl Adapter {
             "stackTrace" => self.stack_trace(),
             "scopes" => self.scopes(args),
             "variables" => self.variables(args),
+            "evaluate" => self.evaluate(args),
             "continue" => self
                 .resume(Resume::Continue)
                 .map(|()| json!({"allThreadsContinued": true})),
@@ -415,6 +418,25 @@ impl Adapter {
             .map(|v| json!({"name": v.name, "value": v.value, "variablesReference": v.children}))
             .collect();
         Ok(json!({"variables": out}))
+    }
+
+    /// A name of the frame's locals or of the globals, with its value.
+    fn evaluate(&self, args: &Value) -> Result<Value, String> {
+        let s = self.stopped_snapshot()?;
+        let name = args["expression"].as_str().unwrap_or("").trim();
+        let frame = args["frameId"]
+            .as_u64()
+            .and_then(|id| (id as usize).checked_sub(1))
+            .unwrap_or(0);
+        let scopes = s.frames.get(frame).map_or(&[][..], |f| &f.scopes[..]);
+        scopes
+            .iter()
+            .filter(|(scope, _)| scope != "Advice")
+            .filter_map(|&(_, r)| s.variables(r))
+            .flat_map(|vars| vars.iter())
+            .find(|v| v.name == name)
+            .map(|v| json!({"result": v.value, "variablesReference": v.children}))
+            .ok_or_else(|| format!("no variable `{name}` in this frame or the globals"))
     }
 
     fn resume(&mut self, how: Resume) -> Result<(), String> {
