@@ -294,15 +294,18 @@ impl Server {
             .as_ref()
             .and_then(|(name, _)| doc.analysis.resolve(&key, at, name))
             .or_else(|| doc.analysis.resolve(&key, at, &word));
-        let builtin = |name: &str| builtin_words(language).iter().find(|b| b.name == name);
+        // Keywords without a line of reference have nothing to say
+        // beyond themselves.
+        let builtin = |name: &str| {
+            builtin_words(language)
+                .iter()
+                .find(|b| b.name == name && (b.kind != BuiltinKind::Keyword || !b.doc.is_empty()))
+        };
         let text = if let Some(s) = symbol {
             symbol_markdown(s)
-        } else if let Some(b) = builtin(&word).or_else(|| {
-            ident
-                .as_ref()
-                .and_then(|(name, _)| builtin(name))
-                .filter(|b| b.kind != BuiltinKind::Keyword)
-        }) {
+        } else if let Some(b) =
+            builtin(&word).or_else(|| ident.as_ref().and_then(|(name, _)| builtin(name)))
+        {
             let kind = match b.kind {
                 BuiltinKind::Intrinsic => "intrinsic",
                 BuiltinKind::StyleConstant => "style constant",
