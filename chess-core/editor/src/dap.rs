@@ -275,7 +275,7 @@ impl Adapter {
             self.out.output(
                 "console",
                 &format!(
-                    "che dap: the {backend} backend cannot stop between instructions; debugging on the interpreter\n"
+                    "che dap: the {backend} backend cannot stop between instructions; debugging on the interpreter (the debugger's stepping machine, which runs programs as the interpreter does)\n"
                 ),
             );
         }
