@@ -1,7 +1,8 @@
 //! The playground in a real browser: headless Chromium driven through WebDriver (chromedriver and
 //! the `fantoccini` client) against `che serve` on a loopback port. It types a program, compiles
 //! it and sees the advice picture, then types a broken program and sees the diagnostic on the
-//! offending line.
+//! offending line, then debugs a third: a breakpoint set by clicking its line number, `Debug`
+//! stopping there and `Step over` going to the next line.
 //!
 //! Ignored by default (it needs Debian's `chromium` and `chromium-driver`); `.ci/run` installs
 //! them when missing and runs it with `cargo test -p che-cli --test browser -- --ignored`. With
@@ -53,6 +54,9 @@ fn start_server() -> SocketAddr {
 
 const PROGRAM: &str =
     "procedure main()\nbegin\n  SetMvs(w, 40, e2e4);\n  SetSqrs(wN, 30, f3);\n  write 7;\nend;\n";
+/// Debugged in the page: a breakpoint on line 4, a step to line 5.
+const DEBUGGED: &str = "procedure main()\nvar n;\nbegin\n  n := 6;\n  write n;\nend;\n";
+
 const BROKEN: &str = "procedure main()\nbegin\n  write 1;\n  x := ;\nend;\n";
 
 #[tokio::test]
@@ -173,5 +177,52 @@ async fn the_playground_in_headless_chromium() {
         marked.attr("data-line").await.expect("attr").as_deref(),
         Some("4")
     );
+
+    // Debugging: a breakpoint set by clicking its line number; Debug stops there (the line
+    // marked, its locals shown), Step over goes to the next line.
+    source.clear().await.expect("clear");
+    source.send_keys(DEBUGGED).await.expect("type");
+    client
+        .find(Locator::Css("#gutter span[data-line='4']"))
+        .await
+        .expect("line 4's number")
+        .click()
+        .await
+        .expect("click");
+    client
+        .find(Locator::Css("#debug"))
+        .await
+        .expect("the debug button")
+        .click()
+        .await
+        .expect("click");
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("#gutter .here.bp[data-line='4']"))
+        .await
+        .expect("stopped at the breakpoint on line 4");
+    client
+        .find(Locator::Css("#dbg-next"))
+        .await
+        .expect("the step button")
+        .click()
+        .await
+        .expect("click");
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("#gutter .here[data-line='5']"))
+        .await
+        .expect("stopped on line 5");
+    let state = client
+        .find(Locator::Css("#debugger"))
+        .await
+        .expect("the debugger's view")
+        .text()
+        .await
+        .expect("text");
+    assert!(state.contains("stopped (step) in main"), "{state}");
+    assert!(state.contains("n = 6"), "{state}");
     client.close().await.expect("end the session");
 }

@@ -118,6 +118,11 @@ macro_rules! instructions {
             pub fn slots(self) -> &'static [Slot] {
                 match self { $(Instr::$variant => &[$($slot),*],)* }
             }
+
+            /// What the instruction does, in one sentence.
+            pub fn doc(self) -> &'static str {
+                match self { $(Instr::$variant => $doc,)* }
+            }
         }
     };
 }
@@ -227,6 +232,11 @@ macro_rules! conditions {
             /// The kind of value it tests.
             pub fn need(self) -> Need {
                 match self { $(Cond::$variant => $need,)* }
+            }
+
+            /// What the condition tests, in one sentence.
+            pub fn doc(self) -> &'static str {
+                match self { $(Cond::$variant => $doc,)* }
             }
         }
     };

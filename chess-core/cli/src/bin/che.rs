@@ -7,6 +7,8 @@
 //! che run FILE [--backend interp|jit|auto] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! che advice FILE [--backend interp|jit|auto] [--fen FEN] [--fuel N] [--no-opt] [-I DIR]...
 //! che convert FILE.che3 [-I DIR]... [-o FILE.che]
+//! che lsp
+//! che dap
 //! ```
 //!
 //! A `.cheg` file is a CHEG endgame program: `compile`, `asm` and `run`
@@ -120,6 +122,10 @@ enum Command {
         #[arg(short = 'o')]
         output: Option<PathBuf>,
     },
+    /// Serve the Language Server Protocol on standard input and output (for editors).
+    Lsp,
+    /// Serve the Debug Adapter Protocol on standard input and output (for editors).
+    Dap,
     /// Compile the bundled example advice program and run it on a position
     /// with both backends, side by side.
     Demo {
@@ -505,6 +511,8 @@ fn run(command: Command) -> Result<(), Failed> {
             })
             .map_err(fail)
         }
+        Command::Lsp => che_editor::lsp::run_stdio().map_err(fail),
+        Command::Dap => che_editor::dap::run_stdio().map_err(fail),
         Command::Demo { fen } => match che_cli::demo::run(&fen) {
             Ok(demo) => {
                 to_stdout(&demo.to_string())?;

@@ -8,7 +8,10 @@
 //!   (diagnostics with line and column), runs `main()` on each backend and answers the output,
 //!   the advice (JSON and SVG picture), the CVM listing and the timings per backend;
 //! * `POST /api/move` `{"source", "fen", "depth"}`: the engine's move with the program as its
-//!   advice, with the principal variation.
+//!   advice, with the principal variation;
+//! * `POST /api/debug` `{"source", "fen", "breakpoints", "actions"}`: breakpoints and stepping
+//!   ([`debug`]): the program run from its start through the resumptions given to the stop they
+//!   lead to, with the stack, variables and advice there.
 //!
 //! Every request and connection is bounded ([`limits::Limits`], `docs/playground.md` lists the
 //! values):
@@ -30,6 +33,7 @@
 //! Malformed JSON or FEN gets 400 or 422 with `{"error": "..."}`.
 
 pub mod conn;
+pub mod debug;
 pub mod guard;
 pub mod limits;
 pub mod output;
@@ -150,6 +154,26 @@ async fn move_handler(
     }
 }
 
+async fn debug_handler(
+    State(state): State<AppState>,
+    body: Result<Json<debug::DebugRequest>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(req) = match body {
+        Ok(b) => b,
+        Err(e) => return error(e.status(), e.body_text()),
+    };
+    let limits = state.limits;
+    match bounded(&state, Kind::Run, move |control| {
+        debug::debug_program(&req, &limits, control)
+    })
+    .await
+    {
+        Ok(Ok(answer)) => Json(answer).into_response(),
+        Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Err(response) => response,
+    }
+}
+
 /// The refusal of a request whose `Host` or `Origin` is not the playground's own ([`guard`]);
 /// `None` for a request that may go on.
 fn refusal(headers: &axum::http::HeaderMap, port: u16) -> Option<Response> {
@@ -243,6 +267,7 @@ pub fn router(limits: Limits, port: u16) -> Router {
         )
         .route("/api/run", post(run_handler))
         .route("/api/move", post(move_handler))
+        .route("/api/debug", post(debug_handler))
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), admit))
         .with_state(state)

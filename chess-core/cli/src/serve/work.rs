@@ -144,18 +144,21 @@ pub enum RequestError {
     /// An unknown language name.
     #[error("unknown dialect `{0}`: expected che++ or che3")]
     Dialect(String),
+    /// A debugging request's resumptions are not understood.
+    #[error("{0}")]
+    Actions(String),
 }
 
 /// The languages the playground compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dialect {
+pub(super) enum Dialect {
     /// Che++ (`playground.che`).
     ChePlusPlus,
     /// The Nimzo 3 Che dialect (`playground.che3`).
     Che3,
 }
 
-fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError> {
+pub(super) fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError> {
     match name.map(str::trim) {
         None | Some("") | Some("che++") | Some("chepp") => Ok(Dialect::ChePlusPlus),
         Some("che3") => Ok(Dialect::Che3),
@@ -164,10 +167,10 @@ fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError> {
 }
 
 /// A compilation in either language: the parts the playground shows.
-struct Compiled {
-    module: Option<cvm::module::Module>,
-    diagnostics: Vec<chepp::Diagnostic>,
-    sources: chepp::SourceMap,
+pub(super) struct Compiled {
+    pub(super) module: Option<cvm::module::Module>,
+    pub(super) diagnostics: Vec<chepp::Diagnostic>,
+    pub(super) sources: chepp::SourceMap,
 }
 
 impl Compiled {
@@ -176,7 +179,7 @@ impl Compiled {
     }
 }
 
-fn parse_fen(fen: &str) -> Result<Position, RequestError> {
+pub(super) fn parse_fen(fen: &str) -> Result<Position, RequestError> {
     Position::from_fen(fen.trim()).map_err(|e| RequestError::Fen(e.to_string()))
 }
 
@@ -186,7 +189,7 @@ fn ms(since: Instant) -> f64 {
 
 /// Compiles `source` as `playground.che` (`include` finds only the bundled example files) or, in
 /// the Che dialect, as `playground.che3` (`include` finds nothing).
-fn compile(source: &str, dialect: Dialect) -> Compiled {
+pub(super) fn compile(source: &str, dialect: Dialect) -> Compiled {
     match dialect {
         Dialect::ChePlusPlus => {
             let mut files: Vec<(&str, &str)> = chepp::examples::EXAMPLES.to_vec();
@@ -217,7 +220,7 @@ fn compile(source: &str, dialect: Dialect) -> Compiled {
     }
 }
 
-fn diagnostics(c: &Compiled) -> Vec<DiagnosticOut> {
+pub(super) fn diagnostics(c: &Compiled) -> Vec<DiagnosticOut> {
     c.diagnostics
         .iter()
         .map(|d| {

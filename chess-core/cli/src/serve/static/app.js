@@ -99,6 +99,12 @@ function setFen(fen) {
 
 function status(text) { $("status").textContent = text; }
 
+// The debugger's state: breakpoint lines, the resumptions asked for since Debug (null when
+// not debugging; the server replays them from the start), the line stopped at.
+let breakpoints = new Set();
+let debugActions = null;
+let debugLine = 0;
+
 function drawGutter(bad) {
   const n = $("source").value.split("\n").length;
   const g = $("gutter");
@@ -106,10 +112,85 @@ function drawGutter(bad) {
   for (let i = 1; i <= n; i++) {
     const span = document.createElement("span");
     span.textContent = i + "\n";
-    if (bad && bad.has(i)) { span.className = "bad"; span.dataset.line = i; }
+    span.dataset.line = i;
+    const classes = [];
+    if (bad && bad.has(i)) classes.push("bad");
+    if (breakpoints.has(i)) classes.push("bp");
+    if (i === debugLine) classes.push("here");
+    span.className = classes.join(" ");
+    span.title = "click to set or clear a breakpoint";
+    span.addEventListener("click", () => {
+      if (breakpoints.has(i)) breakpoints.delete(i); else breakpoints.add(i);
+      drawGutter(bad);
+    });
     g.appendChild(span);
   }
   g.scrollTop = $("source").scrollTop;
+}
+
+function setDebugButtons(on) {
+  for (const id of ["dbg-continue", "dbg-next", "dbg-in", "dbg-out", "dbg-stop"]) $(id).disabled = !on;
+}
+
+function endDebug() {
+  debugActions = null;
+  debugLine = 0;
+  setDebugButtons(false);
+  drawGutter(null);
+}
+
+function showVars(lines, title, vars) {
+  lines.push(title);
+  if (!vars.length) lines.push("  (none)");
+  for (const v of vars) {
+    let text = "  " + v.name + " = " + v.value;
+    if (v.elements && v.elements.length) text += "  [" + v.elements.join(", ") + "]";
+    lines.push(text);
+  }
+}
+
+// Debug (action null) or resume with action: the server runs the program from its start through
+// every resumption so far and answers the stop they lead to.
+async function debugStep(action) {
+  if (action === null) debugActions = [];
+  else if (debugActions === null) return;
+  else debugActions.push(action);
+  status("Debugging...");
+  const dialect = $("dialect").value;
+  const data = await post("/api/debug", {
+    source: $("source").value, dialect, fen: $("fen").value,
+    breakpoints: [...breakpoints], actions: debugActions, stop_on_entry: $("dbg-entry").checked,
+  });
+  if (data.compiled === undefined) { status("Error: " + (data.error || "no answer")); endDebug(); return; }
+  showDiagnostics(data.diagnostics);
+  if (!data.compiled) { status("The program does not compile."); $("debugger").textContent = ""; endDebug(); return; }
+  breakpoints = new Set(data.breakpoints);
+  $("output").textContent = data.output.join("\n");
+  const lines = [];
+  const main = dialect === "che3" ? "playground.che3" : "playground.che";
+  if (data.stopped) {
+    const s = data.stopped;
+    const top = s.frames[0];
+    debugLine = top && top.file === main ? top.line : 0;
+    lines.push("stopped (" + s.reason + ")" + (top ? " in " + top.name + " at " + top.file + ":" + top.line : ""));
+    if (s.text) lines.push(s.text);
+    lines.push("stack:");
+    for (const f of s.frames) lines.push("  " + f.name + " (" + f.file + ":" + f.line + ")");
+    if (top) showVars(lines, "locals:", top.locals);
+    showVars(lines, "globals:", s.globals);
+    showVars(lines, "advice:", s.advice);
+    setDebugButtons(true);
+    status("Stopped at line " + (top ? top.line : "?") + ".");
+    $("debugger").textContent = lines.join("\n");
+    drawGutter(null);
+    if (debugLine) selectLine(debugLine);
+  } else {
+    lines.push("the program ended with exit status " + data.exit_code);
+    if (data.error) lines.push(data.error);
+    $("debugger").textContent = lines.join("\n");
+    status("Debugging done.");
+    endDebug();
+  }
 }
 
 function selectLine(line) {
@@ -204,6 +285,12 @@ async function init() {
   $("run-jit").addEventListener("click", () => run("jit"));
   $("run-auto").addEventListener("click", () => run("auto"));
   $("engine-move").addEventListener("click", engineMove);
+  $("debug").addEventListener("click", () => debugStep(null));
+  $("dbg-continue").addEventListener("click", () => debugStep("continue"));
+  $("dbg-next").addEventListener("click", () => debugStep("next"));
+  $("dbg-in").addEventListener("click", () => debugStep("stepIn"));
+  $("dbg-out").addEventListener("click", () => debugStep("stepOut"));
+  $("dbg-stop").addEventListener("click", () => { $("debugger").textContent = ""; status("Debugging stopped."); endDebug(); });
   $("set-fen").addEventListener("click", () => setFen($("fen").value));
   $("fen").addEventListener("change", () => setFen($("fen").value));
   $("start-pos").addEventListener("click", () => {
