@@ -31,11 +31,13 @@ use crate::eval::EvalParams;
 use crate::search::time::{SearchControl, TimePlan};
 use crate::search::value::{MATE, MATE_BOUND};
 use crate::search::{self, LeafHook, SearchSetup, SearchState};
+use che_pipeline::{Input, ModuleError, ModuleKind, Options};
 use cheg::ast::Program as ChegProgram;
 use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
 use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
+use cvm_frontend::FsLoader;
 use jit::Prepared;
 use std::collections::HashMap;
 use std::fmt;
@@ -161,85 +163,80 @@ impl fmt::Debug for EndgameProgram {
 
 impl EndgameProgram {
     /// Loads the program `source` names: `Ok(None)` for [`EndgameSource::Off`], an error with the
-    /// rendered diagnostics when it does not compile or load.
+    /// rendered diagnostics when it does not compile or load. Source goes through the one
+    /// front-end interface (optimized); a `.cmp` or `.asm` module must embed the checked program
+    /// (as the CHEG compiler's modules do) and is optimized too.
     pub fn load(source: &EndgameSource) -> Result<Option<EndgameProgram>, String> {
-        let (compilation, module) = match source {
+        let options = Options::default();
+        let compilation = match source {
             EndgameSource::Off => return Ok(None),
             EndgameSource::Builtin(name) => {
                 let text = builtin_source(name)
                     .ok_or_else(|| format!("no built-in endgame program <{name}>"))?;
-                let c = cheg::compile_str(&format!("<{name}>.cheg"), &text);
-                let m = c.module.clone();
-                (Some(c), m)
+                let name = format!("<{name}>.cheg");
+                let input = Input::Text {
+                    name: &name,
+                    text: &text,
+                };
+                che_pipeline::compile(&cheg::CHEG, input, &FsLoader, &options)
             }
-            EndgameSource::File(path) => {
-                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-                if ext == "cmp" || ext == "asm" {
-                    let bytes = cvm_frontend::file::read_program(path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                    let module = if ext == "cmp" {
-                        cvm::load(&bytes)
-                            .map_err(|e| format!("{}: {e}", path.display()))?
-                            .into_module()
-                    } else {
-                        cvm::asm::assemble(&String::from_utf8_lossy(&bytes))
-                            .map_err(|e| format!("{}: {e}", path.display()))?
+            EndgameSource::File(path) => match ModuleKind::of(path) {
+                Some(kind) => {
+                    let shown = path.display();
+                    let file = che_pipeline::read_module(path, kind).map_err(|e| match e {
+                        ModuleError::Read(e) => format!("cannot read {shown}: {e}"),
+                        e => format!("{shown}: {e}"),
+                    })?;
+                    let checked = match cheg::embed::from_module(file.module()) {
+                        Some(Ok(p)) => p,
+                        Some(Err(e)) => return Err(format!("{source}: {e}")),
+                        None => return Err(format!("{source} was not compiled from CHEG")),
                     };
-                    (None, Some(module))
-                } else {
-                    let c = cheg::compile_file(path);
-                    let m = c.module.clone();
-                    (Some(c), m)
+                    let verified = file.verify().map_err(|e| format!("{source}: {e}"))?;
+                    let (optimized, _) = cvm::opt::optimize(&verified);
+                    return Ok(Some(EndgameProgram::from_parts(
+                        source.clone(),
+                        checked,
+                        optimized,
+                        cheg::SourceMap::new(),
+                    )));
                 }
-            }
+                None => che_pipeline::compile(&cheg::CHEG, Input::File(path), &FsLoader, &options),
+            },
         };
-        let Some(module) = module else {
-            let text = compilation
-                .as_ref()
-                .map(|c| c.render_diagnostics())
-                .unwrap_or_default();
+        let (Some(verified), Some(checked)) =
+            (compilation.program.clone(), cheg::checked(&compilation))
+        else {
             return Err(format!(
-                "the endgame program {source} does not compile:\n{text}"
+                "the endgame program {source} does not compile:\n{}",
+                compilation.render_diagnostics()
             ));
         };
-        let (program, sources) = match compilation {
-            Some(c) => match c.program {
-                Some(p) => (p, c.sources),
-                None => return Err(format!("the endgame program {source} does not compile")),
-            },
-            None => match cheg::embed::from_module(&module) {
-                Some(Ok(p)) => (p, cheg::SourceMap::new()),
-                Some(Err(e)) => return Err(format!("{source}: {e}")),
-                None => return Err(format!("{source} was not compiled from CHEG")),
-            },
-        };
-        EndgameProgram::from_parts(source.clone(), program, module, sources, true).map(Some)
+        Ok(Some(EndgameProgram::from_parts(
+            source.clone(),
+            checked.clone(),
+            verified,
+            compilation.sources,
+        )))
     }
 
-    /// An endgame program from a compilation's parts: the checked program, the module compiled
-    /// from it (or loaded from a `.cmp`/`.asm` file that embeds it) and the sources runtime
-    /// errors are rendered with (empty when not at hand). `optimize` runs the CVM optimizer over
-    /// the module first ([`EndgameProgram::load`] always does). `source` only names the program
-    /// in reports. An error when the module does not verify.
+    /// An endgame program from its parts: the checked program, the verified program compiled
+    /// from it (or loaded from a `.cmp`/`.asm` file that embeds it), taken as it is, and the
+    /// sources runtime errors are rendered with (empty when not at hand). `source` only names
+    /// the program in reports.
     pub fn from_parts(
         source: EndgameSource,
         program: ChegProgram,
-        module: cvm::Module,
+        verified: Program,
         sources: cheg::SourceMap,
-        optimize: bool,
-    ) -> Result<EndgameProgram, String> {
-        let mut verified = Program::new(module).map_err(|e| format!("{source}: {e}"))?;
-        if optimize {
-            verified = Program::new(cvm::opt::optimize(&verified).0.into_module())
-                .map_err(|e| format!("{source}: {e}"))?;
-        }
-        Ok(EndgameProgram {
+    ) -> EndgameProgram {
+        EndgameProgram {
             source,
             program,
             verified,
             sources,
             prepared: Vec::new(),
-        })
+        }
     }
 
     /// Where the program came from.

@@ -232,6 +232,28 @@ impl Program {
         for index in 0..module.functions.len() {
             functions.push(analyze(&module, index as u32, true)?);
         }
+        Program::with_analysis(module, functions)
+    }
+
+    /// Verifies a module whose functions' `max_stack` is not yet known and
+    /// sets each to the depth the analysis finds (the builder and the
+    /// optimizer produce such modules). One analysis per function, as
+    /// [`Program::new`] does.
+    pub(crate) fn sized(mut module: Module) -> Result<Program, VerifyError> {
+        module.check_tables()?;
+        let mut functions = Vec::with_capacity(module.functions.len());
+        for index in 0..module.functions.len() {
+            let info = analyze(&module, index as u32, false)?;
+            module.functions[index].max_stack = info.max_depth;
+            functions.push(info);
+        }
+        Program::with_analysis(module, functions)
+    }
+
+    /// The program from a module and the analysis of each of its functions:
+    /// checks that every line-table entry starts an instruction.
+    fn with_analysis(module: Module, functions: Vec<FunctionInfo>) -> Result<Program, VerifyError> {
+        VERIFICATIONS.with(|n| n.set(n.get() + 1));
         for (index, e) in module.lines.entries.iter().enumerate() {
             let starts = module.function_at(e.offset).is_some_and(|f| {
                 let info: &FunctionInfo = &functions[f as usize];
@@ -268,6 +290,19 @@ impl Program {
     pub fn into_module(self) -> Module {
         self.module
     }
+}
+
+thread_local! {
+    /// Modules verified on this thread (see [`verifications`]).
+    static VERIFICATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many modules this thread has verified so far: every [`Program`]
+/// made ([`Program::new`], [`crate::load`], the builder, the optimizer)
+/// counts one. A host or test reads it before and after a step to check
+/// that the step verifies each program it makes once.
+pub fn verifications() -> u64 {
+    VERIFICATIONS.with(std::cell::Cell::get)
 }
 
 /// Hash-consed stack states: state 0 is the empty stack; every other state
