@@ -14,7 +14,7 @@
 //! |-------|--------|
 //! | files, spans, loaders | [`source`] |
 //! | tokens (and `include` lines) | [`lexer`] |
-//! | the program as one token stream | [`include`] |
+//! | the program as one token stream | [`include`](mod@include) |
 //! | syntax tree | [`ast`], [`parser`] |
 //! | chess literals of Che | [`literal`] |
 //! | the predefined functions | [`functions`] |

@@ -11,7 +11,7 @@
 //! - [`source`]: the source map, spans, loaders (disk and memory) and the
 //!   decoding of source bytes (UTF-8, else Latin-1; a byte-order mark is
 //!   dropped);
-//! - [`file`]: reading a file a user named: special files refused, a size
+//! - [`file`](mod@file): reading a file a user named: special files refused, a size
 //!   limit;
 //! - [`diag`]: diagnostics (`file:line:col: error: message`, the line with a
 //!   caret, notes), and runtime errors rendered the same way from a
