@@ -25,8 +25,8 @@ root="$(cd "${1:-$here}" && pwd)"
 cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 if [ "$build" = 1 ]; then
-    cargo build -q --release -p cvm --example time_asm
-    cargo build -q --release -p jit --example run_jit
+    cargo build -q --release -p che-cvm --example time_asm
+    cargo build -q --release -p che-jit --example run_jit
     # The engine binary's package changed with the crate split.
     cargo build -q --release --bin che-engine
 fi

@@ -97,7 +97,10 @@ s = open(p).read()
 s = re.sub(r'\n\[dev-dependencies\]\n[^\[]*', '\n', s)
 open(p, 'w').write(s)
 EOF
-    (cd "$wt" && "${nice_cmd[@]}" cargo build -q --release -p cvm --example time_asm) >"$work/build.log" 2>&1 || {
+    # The core's package is `cvm` before it was renamed for publishing, `che-cvm` after.
+    local core_pkg
+    core_pkg=$(sed -n 's/^name = "\(.*\)"$/\1/p' "$manifest" | head -n 1)
+    (cd "$wt" && "${nice_cmd[@]}" cargo build -q --release -p "$core_pkg" --example time_asm) >"$work/build.log" 2>&1 || {
         cat "$work/build.log" >&2
         git -C "$wt" checkout -q -- .
         return 1

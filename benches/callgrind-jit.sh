@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
-cargo build -q --release -p jit --example run_jit
+cargo build -q --release -p che-jit --example run_jit
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 names=("$@")

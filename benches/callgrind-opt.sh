@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
-cargo build -q --release -p cvm --example time_asm
+cargo build -q --release -p che-cvm --example time_asm
 cargo build -q --release -p chess-core --bin che
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

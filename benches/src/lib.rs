@@ -67,31 +67,31 @@ pub fn load_program(name: &str) -> Program {
     Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Compiles Che++ `path` (read through `loader`) through the one front-end
+/// interface; panics with the compiler's diagnostics when it does not
+/// compile.
+fn compile_che(loader: &dyn che_pipeline::Loader, path: &Path, optimize: bool) -> Program {
+    let options = che_pipeline::Options {
+        optimize,
+        ..che_pipeline::Options::default()
+    };
+    let input = che_pipeline::Input::File(path);
+    che_pipeline::compile(&chepp::CHEPP, input, loader, &options)
+        .into_result()
+        .unwrap_or_else(|e| panic!("{}", e.rendered))
+}
+
 /// Compiles and verifies a Che++ file (unoptimized); panics with the
 /// compiler's diagnostics when it does not compile.
 pub fn compile_che_file(path: &Path) -> Program {
-    let compiled = chepp::compile_file(path, &chepp::CompileOptions::default());
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    Program::new(module).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    compile_che(&che_pipeline::FsLoader, path, false)
 }
 
 /// Compiles and verifies the bundled example advice program
 /// (`chepp::examples`), unoptimized.
 pub fn example_program() -> Program {
     use chepp::examples;
-    let compiled = chepp::compile_with(
-        &examples::loader(),
-        Path::new(examples::MAIN),
-        &chepp::CompileOptions::default(),
-    );
-    let module = compiled
-        .module
-        .clone()
-        .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    Program::new(module).unwrap_or_else(|e| panic!("example program: {e}"))
+    compile_che(&examples::loader(), Path::new(examples::MAIN), false)
 }
 
 /// Compiles the Che++ twin `che/NAME.che` of a workload, through the
@@ -102,12 +102,7 @@ pub fn compile_che_workload(name: &str, optimize: bool) -> Option<Program> {
     if !path.exists() {
         return None;
     }
-    let program = compile_che_file(&path);
-    Some(if optimize {
-        cvm::opt::optimize(&program).0
-    } else {
-        program
-    })
+    Some(compile_che(&che_pipeline::FsLoader, &path, optimize))
 }
 
 /// chess-core's oracle file: one JSON line per position.

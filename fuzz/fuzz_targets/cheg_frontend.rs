@@ -15,12 +15,9 @@ fuzz_target!(|data: &[u8]| {
         c.errors().next().is_none(),
         "a module exactly when there is no error"
     );
-    let (Some(module), Some(program)) = (c.module.clone(), c.program.as_ref()) else {
+    // The builder verified the program.
+    let (Some(verified), Some(program)) = (c.program.clone(), cheg::checked(&c)) else {
         return;
-    };
-    let verified = match cvm::Program::new(module) {
-        Ok(p) => p,
-        Err(e) => panic!("CHEG compiler output does not verify: {e}"),
     };
     let (optimized, report) = cvm::opt::optimize(&verified);
     assert!(!report.fell_back, "the optimizer fell back on CHEG output");

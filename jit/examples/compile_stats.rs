@@ -9,7 +9,7 @@
 //! taken as written unless `--opt-asm` is given (the JIT bench optimizes
 //! them).
 //!
-//! `cargo run --release -p jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] [--threads=N] [--baseline] FILE...`
+//! `cargo run --release -p che-jit --example compile_stats -- [--reachable] [--entry] [--noopt] [--opt-asm] [--cvm] [--listing] [--objdump] [--threads=N] [--baseline] FILE...`
 //!
 //! `--reachable` compiles only what the entry and `Evaluate()` (the
 //! engine's node hook) reach, as the engine does; `--entry` only what the

@@ -4,7 +4,7 @@
 //! both go through the loophole optimizer (`cvm::opt::optimize`) unless
 //! `--noopt` is given, as the JIT benchmark runs them.
 //!
-//! `cargo run --release -p jit --example run_jit -- [--noopt] [--baseline] FILE RUNS`
+//! `cargo run --release -p che-jit --example run_jit -- [--noopt] [--baseline] FILE RUNS`
 //!
 //! `--baseline` compiles with the baseline code generator
 //! (`JitProgram::compile_baseline`) instead of Cranelift.

@@ -5,7 +5,7 @@
 //! at every node), on interp, jit and auto (default thresholds, background
 //! compilation), best of `--rounds` (default 5) interleaved rounds.
 //!
-//! `cargo run --release -p jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] [--baseline-call-threshold N] [--baseline-fuel-threshold N] [--no-baseline] [--eager-jit] FILE...`
+//! `cargo run --release -p che-jit --example tiered_bench -- [--rounds R] [--calls 1,100,10000] [--call-threshold N] [--fuel-threshold N] [--baseline-call-threshold N] [--baseline-fuel-threshold N] [--no-baseline] [--eager-jit] FILE...`
 //!
 //! `--call-threshold`, `--fuel-threshold` and the two baseline thresholds
 //! replace the auto backend's default thresholds

@@ -2,7 +2,7 @@
 //!
 //! [`JitProgram::compile`] declares every CVM function as a Cranelift
 //! function (so calls between them are direct calls, recursion included),
-//! lowers each one ([`crate::lower`]), links the shims by name and
+//! lowers each one (the `lower` module), links the shims by name and
 //! finalizes the code. What is the same for every program is made once per
 //! process: the host's instruction set (target detection and settings) and
 //! one entry trampoline per arity (the embedder's way in: it unpacks an
@@ -10,36 +10,26 @@
 //! result is immutable and can back any number of instances; dropping it
 //! frees the code.
 
-use crate::analysis::loops::{counted_loops, CountedLoop, Lists};
-use crate::analysis::splice::{self, Splices};
-use crate::analysis::{
-    call_graph, constant_elements, depth_bounds, list_facts, recursive, ListFacts,
-};
 use crate::context::offsets;
 use crate::define::{Compiled, Shared};
 use crate::error::JitError;
-use crate::instance::JitInstance;
-use crate::lower::{cvm_signature, PTR};
+use crate::lower::cvm_signature;
+pub use crate::shared::FunctionListing;
+#[cfg(feature = "measure-unchecked")]
+pub use crate::shared::Unchecked;
+use crate::shared::{
+    declare_shims, host_isa, link_error, Checks, CompiledFn, Facts, ShimIds, FRAME_SETUP, PTR,
+};
 use crate::shims;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
-use cranelift_codegen::isa::OwnedTargetIsa;
-use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cvm::ListFacts;
 use cvm::{Memory, Program};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-/// The native code of one CVM function.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct CompiledFn {
-    /// Address of the compiled function.
-    pub code: *const u8,
-    /// Address of the entry trampoline for its arity.
-    pub entry: *const u8,
-}
 
 /// Figures about one compilation.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -151,19 +141,6 @@ impl CompileStats {
         let per = u32::try_from(self.lowered_instructions).unwrap_or(u32::MAX);
         bounds::TIME_CONSTANT.saturating_add(bounds::TIME_PER_LOWERED.saturating_mul(per))
     }
-}
-
-/// The machine code of one compiled function, from
-/// [`JitProgram::compile_with_listing`].
-#[derive(Clone, Debug)]
-pub struct FunctionListing {
-    /// The CVM function's name.
-    pub name: String,
-    /// Cranelift's listing of the final machine instructions, block by
-    /// block (before branch simplification and relocation).
-    pub vcode: String,
-    /// The machine code as emitted (calls not yet relocated).
-    pub bytes: Vec<u8>,
 }
 
 /// A verified program compiled to native code.
@@ -285,99 +262,6 @@ impl CodeGen {
     }
 }
 
-/// The inline checks the lowering emits: all of them except in a
-/// measurement build ([`JitProgram::compile_unchecked`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Checks {
-    /// Fuel: charged at backward jumps, calls, `fuel`, `write` and text.
-    pub fuel: bool,
-    /// List bounds at element accesses.
-    pub bounds: bool,
-}
-
-impl Checks {
-    /// Every check: what every compilation but a measurement emits.
-    pub const ALL: Checks = Checks {
-        fuel: true,
-        bounds: true,
-    };
-}
-
-/// Which inline checks [`JitProgram::compile_unchecked`] leaves out (for
-/// measurement only).
-#[cfg(feature = "measure-unchecked")]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Unchecked {
-    /// Leave out the fuel checks.
-    pub fuel: bool,
-    /// Leave out the list bounds checks.
-    pub bounds: bool,
-}
-
-/// Bytes a frame needs beyond what Cranelift reports below the frame
-/// pointer: the return address and the saved frame pointer, plus slack for
-/// alignment.
-pub(crate) const FRAME_SETUP: u64 = 16 + 32;
-
-fn settings_error(e: impl std::fmt::Display) -> JitError {
-    JitError::Settings(e.to_string())
-}
-
-fn link_error(e: impl std::fmt::Display) -> JitError {
-    JitError::Link(e.to_string())
-}
-
-/// The host's instruction set with the JIT's settings, made once per
-/// process: target detection and the settings are the same for every
-/// program, so every compilation shares one (`docs/jit.md`, "Fixed cost
-/// per process").
-fn host_isa() -> Result<OwnedTargetIsa, JitError> {
-    static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
-    ISA.get_or_init(|| new_isa("speed")).clone()
-}
-
-/// The same instruction set without Cranelift's optimizer (`opt_level =
-/// none`), for straight-line functions (`docs/jit.md`, "Two optimization
-/// levels").
-pub(crate) fn plain_isa() -> Result<OwnedTargetIsa, JitError> {
-    static ISA: OnceLock<Result<OwnedTargetIsa, JitError>> = OnceLock::new();
-    ISA.get_or_init(|| new_isa("none")).clone()
-}
-
-fn new_isa(opt_level: &str) -> Result<OwnedTargetIsa, JitError> {
-    let mut flags = settings::builder();
-    let set =
-        |flags: &mut settings::Builder, k: &str, v: &str| flags.set(k, v).map_err(settings_error);
-    set(&mut flags, "opt_level", opt_level)?;
-    set(&mut flags, "use_colocated_libcalls", "false")?;
-    set(&mut flags, "is_pic", "false")?;
-    // Frames larger than a page probe every page, so a frame can never skip
-    // over a stack guard page.
-    set(&mut flags, "enable_probestack", "true")?;
-    set(&mut flags, "probestack_strategy", "inline")?;
-    // Cranelift's IR verifier checks every function in builds with debug
-    // assertions, except in the fuzz build (the `fuzz` crate turns on the
-    // feature `fuzz-no-ir-verifier`), where it cost a twentieth of the
-    // `differential` target's time and the target compares every result
-    // with the interpreter anyway (docs/fuzzing.md, "Throughput").
-    let verify = if cfg!(debug_assertions) && !cfg!(feature = "fuzz-no-ir-verifier") {
-        "true"
-    } else {
-        "false"
-    };
-    set(&mut flags, "enable_verifier", verify)?;
-    let isa = cranelift_native::builder()
-        .map_err(|e| JitError::UnsupportedHost(e.to_string()))?
-        .finish(settings::Flags::new(flags))
-        .map_err(settings_error)?;
-    if isa.pointer_type() != PTR {
-        return Err(JitError::UnsupportedHost(
-            "the JIT needs a 64-bit machine".into(),
-        ));
-    }
-    Ok(isa)
-}
-
 /// A Cranelift module for one program, with the shims registered.
 fn new_module() -> Result<JITModule, JitError> {
     let mut builder = JITBuilder::with_isa(host_isa()?, default_libcall_names());
@@ -434,53 +318,6 @@ fn trampolines(arities: &BTreeSet<u32>) -> Result<HashMap<u32, *const u8>, JitEr
         .iter()
         .filter_map(|a| shared.entries.get(a).map(|&e| (*a, e as *const u8)))
         .collect())
-}
-
-/// Function ids of the shims.
-pub(crate) struct ShimIds {
-    pub intrinsic: FuncId,
-    pub write: FuncId,
-    pub textout: FuncId,
-    pub pattern: FuncId,
-    pub pattern_mask: FuncId,
-}
-
-fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
-    let sig = |params: &[cranelift_codegen::ir::Type]| {
-        let mut s = module.make_signature();
-        for &p in params {
-            s.params.push(AbiParam::new(p));
-        }
-        s.returns.push(AbiParam::new(types::I64));
-        s
-    };
-    // The intrinsic and pattern-mask shims charge fuel: they take the fuel
-    // left and return what is left after the charge.
-    let intrinsic_sig = sig(&[PTR, types::I32, PTR, types::I64]);
-    let write_sig = sig(&[PTR, types::I32]);
-    let textout_sig = sig(&[PTR, types::I32]);
-    let pattern_sig = sig(&[PTR, types::I32, types::I32, types::I64]);
-    let pattern_mask_sig = sig(&[
-        PTR,
-        types::I32,
-        types::I32,
-        types::I64,
-        types::I32,
-        types::I64,
-        PTR,
-    ]);
-    let mut declare = |name: &str, s| {
-        module
-            .declare_function(name, Linkage::Import, s)
-            .map_err(link_error)
-    };
-    Ok(ShimIds {
-        intrinsic: declare(shims::INTRINSIC, &intrinsic_sig)?,
-        write: declare(shims::WRITE, &write_sig)?,
-        textout: declare(shims::TEXTOUT, &textout_sig)?,
-        pattern: declare(shims::PATTERN, &pattern_sig)?,
-        pattern_mask: declare(shims::PATTERN_MASK, &pattern_mask_sig)?,
-    })
 }
 
 impl JitProgram {
@@ -570,7 +407,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = Facts::for_codegen(program, codegen);
+        let facts = facts_for(program, codegen);
         let included = call_closure(program, roots);
         let mut jit = JitProgram::build_from(
             program,
@@ -774,7 +611,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
-        let facts = Facts::for_codegen(program, codegen);
+        let facts = facts_for(program, codegen);
         JitProgram::build_from(program, &facts, listing, included, checks, codegen, started)
     }
 
@@ -849,77 +686,16 @@ impl JitProgram {
     pub fn stats(&self) -> CompileStats {
         self.stats
     }
-
-    /// A new instance with the module's initial globals and lists, an empty
-    /// advice table and the default limits.
-    pub fn instance(&self) -> JitInstance<'_> {
-        JitInstance::new(self)
-    }
 }
 
-/// What the analysis learned about the program (phase 1: no Cranelift).
-pub(crate) struct Facts {
-    pub lists: ListFacts,
-    /// The distinct elements of each constant list.
-    pub constant_elements: Vec<Option<Vec<i32>>>,
-    pub depth_bounds: Vec<Option<u32>>,
-    /// A fresh instance memory: the template new instances copy and the
-    /// layout compiled code is specialised for.
-    pub initial: Memory,
-    /// The counted loops of each function.
-    pub loops: Vec<Vec<CountedLoop>>,
-    pub splices: Splices,
-    /// Which functions are recursive ([`recursive`]).
-    pub recursive: Vec<bool>,
-}
-
-impl Facts {
-    /// What `codegen` needs: [`Facts::common`] for the baseline
-    /// generator, with the loop analysis and the splice plan for Cranelift.
-    fn for_codegen(program: &Program, codegen: CodeGen) -> Facts {
-        let mut facts = Facts::common(program);
-        if codegen == CodeGen::Cranelift {
-            facts.analyse_code(program);
-        }
-        facts
+/// What `codegen` needs: [`Facts::common`] for the baseline generator,
+/// with the loop analysis and the splice plan for Cranelift.
+fn facts_for(program: &Program, codegen: CodeGen) -> Facts {
+    let mut facts = Facts::common(program);
+    if codegen == CodeGen::Cranelift {
+        facts.analyse_code(program);
     }
-
-    /// The facts both generators need: the initial memory, the list facts
-    /// and the call graph's depth bounds and recursion; no loops and no
-    /// splices (the baseline generator makes neither fast loop copies nor
-    /// spliced calls).
-    fn common(program: &Program) -> Facts {
-        let initial = Memory::new(program.module());
-        let lists = list_facts(program);
-        let calls = call_graph(program);
-        Facts {
-            constant_elements: Vec::new(),
-            lists,
-            depth_bounds: depth_bounds(&calls),
-            initial,
-            loops: Vec::new(),
-            splices: Splices::none(),
-            recursive: recursive(&calls),
-        }
-    }
-
-    /// What Cranelift's lowering adds: the counted loops, the splice plan
-    /// and the distinct elements of the constant lists.
-    fn analyse_code(&mut self, program: &Program) {
-        let known = Lists {
-            initial: &self.initial,
-            constant: &self.lists.constant,
-        };
-        self.loops = program
-            .module()
-            .functions
-            .iter()
-            .zip(program.function_infos())
-            .map(|(f, info)| counted_loops(f, info, &program.module().texts, known))
-            .collect();
-        self.splices = splice::plan(program, &self.loops);
-        self.constant_elements = constant_elements(&self.lists, &self.initial);
-    }
+    facts
 }
 
 /// The Cranelift module being filled, with what the phases after the
@@ -933,7 +709,7 @@ struct Code {
     frames: Vec<u64>,
     code_bytes: usize,
     native_intrinsics: usize,
-    /// Functions compiled with [`plain_isa`].
+    /// Functions compiled with [`crate::shared::plain_isa`].
     unoptimized_functions: usize,
     /// The inline checks the lowering emits.
     checks: Checks,

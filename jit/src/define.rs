@@ -11,9 +11,9 @@
 //! order, so the code layout does not depend on the threads
 //! (`docs/jit.md`, "Compiling on several threads").
 
-use crate::compile::{plain_isa, Checks, Facts, FunctionListing, ShimIds, FRAME_SETUP};
 use crate::error::JitError;
 use crate::lower::{cvm_signature, Env, Lower};
+use crate::shared::{plain_isa, Checks, Facts, FunctionListing, ShimIds, FRAME_SETUP};
 use cranelift_codegen::ir::{self, FuncRef, Signature, UserFuncName};
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use cranelift_codegen::Context;

@@ -5,20 +5,21 @@
 //! methods have the names and meaning of [`cvm::Interpreter`]'s, so an
 //! embedder switches backends by changing the constructor.
 //!
-//! A call builds the run [`Context`] on the Rust stack, makes sure the
+//! A call builds the run `Context` on the Rust stack, makes sure the
 //! native stack can hold the deepest nesting the limits allow
-//! ([`crate::stack`]) and enters compiled code through the trampoline for
+//! (the `stack` module) and enters compiled code through the trampoline for
 //! the callee's arity. A few situations that compiled code cannot serve
 //! with identical semantics run that call on the interpreter instead (see
 //! [`JitInstance::call`]); the result is the same either way.
 
-use crate::compile::{CompiledFn, JitProgram};
+use crate::compile::JitProgram;
 use crate::context::{Context, STATUS_HALT};
+use crate::shared::CompiledFn;
 use crate::stack;
-use cvm::analysis::ListFacts;
 use cvm::dispatch::Handled;
 use cvm::interp::check_call_args;
 use cvm::module::Module;
+use cvm::ListFacts;
 use cvm::{
     Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError,
     TrapKind, Vm,
@@ -27,6 +28,14 @@ use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+impl JitProgram {
+    /// A new instance with the module's initial globals and lists, an empty
+    /// advice table and the default limits.
+    pub fn instance(&self) -> JitInstance<'_> {
+        JitInstance::new(self)
+    }
+}
 
 /// The entry trampolines' signature: context, callee, fuel, depth limit,
 /// arguments; returns the fuel left or a negative status.
@@ -137,7 +146,7 @@ impl<'j> Vm for JitInstance<'j> {
     /// The call runs compiled code, except in three cases where compiled
     /// code could not reproduce the interpreter exactly and the interpreter
     /// runs it instead: the depth limit needs more native stack than
-    /// [`crate::stack::MAX_SEGMENT`] (or the platform cannot provide it);
+    /// `MAX_SEGMENT` (or the platform cannot provide it);
     /// the embedder changed a list the compiler folded into constants
     /// (through [`JitInstance::memory_mut`]); or it passes such a list to a
     /// program that writes through list parameters.
@@ -303,7 +312,7 @@ impl<'j> JitInstance<'j> {
         // The entry charges as a call would (nothing is spent when it
         // cannot be paid), as on the interpreter.
         self.fuel_used = 0;
-        let left = cvm::fuel::charge_entry(&jit.program, func, limit)?;
+        let left = jit.program.charge_entry(func, limit)?;
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);
         let run = Run {

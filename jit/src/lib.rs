@@ -47,6 +47,7 @@ pub mod instance;
 mod lower;
 mod patterns;
 pub mod prepared;
+mod shared;
 mod shims;
 mod stack;
 pub mod tiered;

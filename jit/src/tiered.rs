@@ -17,12 +17,13 @@
 //! backends at every point of the switch (`docs/jit.md`, "The tiered
 //! backend").
 
-use crate::compile::{CodeGen, CompiledFn, JitProgram, Sendable};
+use crate::compile::{CodeGen, JitProgram, Sendable};
 use crate::instance::{constants_intact, layout_matches, Run};
+use crate::shared::CompiledFn;
 use crate::stack;
-use cvm::analysis::{list_facts, ListFacts};
 use cvm::dispatch::{CallHook, CallSite, Handled};
 use cvm::interp::check_call_args;
+use cvm::{list_facts, ListFacts};
 use cvm::{
     AdviceTable, Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program,
     RuntimeError, Vm,
@@ -877,7 +878,7 @@ impl Vm for TieredInstance<'_> {
             let limits = self.interp.limits();
             let limit = limits.fuel.unwrap_or(u64::MAX);
             // The entry charges as a call would, on every backend.
-            let fuel = cvm::fuel::charge_entry(&tier.common.program, func, limit)?;
+            let fuel = tier.common.program.charge_entry(func, limit)?;
             let max_depth = limits.max_depth.max(1);
             let native = self.state.native[func as usize].as_ref();
             let (memory, advice) = self.interp.memory_and_advice_mut();

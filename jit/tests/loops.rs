@@ -570,8 +570,7 @@ fn the_benchmark_programs_agree() {
     for name in ["sieve", "listcopy", "calls", "loop"] {
         let path = dir.join(format!("{name}.che"));
         let compiled = chepp::compile_file(&path, &chepp::CompileOptions::default());
-        let module = compiled.module.clone().expect("compiles");
-        let p = Program::new(module).expect("verifies");
+        let p = compiled.program.clone().expect("compiles");
         let (o, _) = cvm::opt::optimize(&p);
         for q in [&p, &o] {
             let e = sweep(
@@ -905,11 +904,10 @@ begin
 end;
 "#;
     let compiled = chepp::compile_str("t.che", src, &chepp::CompileOptions::default());
-    let module = compiled
-        .module
+    let p = compiled
+        .program
         .clone()
         .unwrap_or_else(|| panic!("{}", compiled.render_diagnostics()));
-    let p = Program::new(module).expect("verifies");
     let (err, used) = outcome(&p, 4);
     assert_eq!(err, None);
     let e = sweep(&p, &[4], &fuels_upto(used + 1));

@@ -6,7 +6,9 @@
 
 use super::error::LabError;
 use che_engine::host::AdviceHost;
-use chepp::{examples, CompileOptions, MemLoader};
+use che_pipeline::{FsLoader, Loader};
+use che_pipeline::{Input, Options};
+use chepp::{examples, MemLoader};
 use chess_core::Position;
 use cvm::{NullOutput, Program, Vm};
 use std::path::Path;
@@ -88,20 +90,27 @@ pub fn programs() -> Vec<LabProgram> {
     ]
 }
 
-fn compiled(c: chepp::Compilation, what: &str) -> Result<Program, LabError> {
-    let module = c
-        .module
-        .clone()
-        .ok_or_else(|| LabError::Program(format!("{what}: {}", c.render_diagnostics())))?;
-    Program::new(module).map_err(|e| LabError::Program(format!("{what}: {e}")))
+/// Compiles Che++ `path` (read through `loader`) through the one front-end interface.
+fn compiled(
+    loader: &dyn Loader,
+    path: &Path,
+    what: &str,
+    optimize: bool,
+) -> Result<Program, LabError> {
+    let options = Options {
+        optimize,
+        ..Options::default()
+    };
+    che_pipeline::compile(&chepp::CHEPP, Input::File(path), loader, &options)
+        .into_result()
+        .map_err(|e| LabError::Program(format!("{what}: {}", e.rendered)))
 }
 
 impl LabProgram {
     /// The verified program, through the loophole optimizer when `optimize` (as the engine and
     /// `che run` load programs).
     pub fn load(&self, optimize: bool) -> Result<Program, LabError> {
-        let options = CompileOptions::default();
-        let program = match self.source {
+        match self.source {
             Source::Asm(name) => {
                 let path = crate::crate_dir()
                     .join("programs")
@@ -110,35 +119,35 @@ impl LabProgram {
                     std::fs::read_to_string(&path).map_err(|e| LabError::io(path.clone(), e))?;
                 let module = cvm::asm::assemble(&text)
                     .map_err(|e| LabError::Program(format!("{}: {e}", path.display())))?;
-                Program::new(module)
-                    .map_err(|e| LabError::Program(format!("{}: {e}", path.display())))?
+                let program = Program::new(module)
+                    .map_err(|e| LabError::Program(format!("{}: {e}", path.display())))?;
+                Ok(if optimize {
+                    cvm::opt::optimize(&program).0
+                } else {
+                    program
+                })
             }
             Source::Che(file) => {
                 let path = crate::crate_dir().join(file);
-                compiled(chepp::compile_file(&path, &options), file)?
+                compiled(&FsLoader, &path, file, optimize)
             }
             Source::Shanny => compiled(
-                chepp::compile_with(&examples::loader(), Path::new(examples::MAIN), &options),
+                &examples::loader(),
+                Path::new(examples::MAIN),
                 "shanny.che",
-            )?,
+                optimize,
+            ),
             Source::ShannyEval => {
                 let mut files: Vec<(&str, &str)> = examples::EXAMPLES.to_vec();
                 files.push(("evaluate.che", EVALUATE_SOURCE));
                 compiled(
-                    chepp::compile_with(
-                        &MemLoader::with(&files),
-                        Path::new("evaluate.che"),
-                        &options,
-                    ),
+                    &MemLoader::with(&files),
+                    Path::new("evaluate.che"),
                     "evaluate.che",
-                )?
+                    optimize,
+                )
             }
-        };
-        Ok(if optimize {
-            cvm::opt::optimize(&program).0
-        } else {
-            program
-        })
+        }
     }
 
     /// The function a run calls.

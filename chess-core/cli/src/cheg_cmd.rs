@@ -9,9 +9,11 @@ use che_engine::advisor::AdviceMode;
 use che_engine::endgame::{EndgameProgram, EndgameSource};
 use che_engine::engine::{EndgameRunError, Engine};
 use che_engine::options::EngineOptions;
+use che_pipeline::{Compilation, Input, ModuleFile, ModuleKind, Options};
 use chess_core::Position;
-use cvm::{Backend, Module, Program};
+use cvm::{Backend, Program};
 use cvm_frontend::file::read_program;
+use cvm_frontend::FsLoader;
 use std::path::Path;
 
 /// Why a CHEG command failed; the text is ready for standard error.
@@ -31,26 +33,31 @@ pub enum ChegError {
     },
 }
 
-/// A compiled CHEG program: the front end's result and the module to run.
+/// A compiled CHEG program: the front end's result (the program optimized unless asked
+/// otherwise) and its warnings.
 pub struct Compiled {
-    /// The front end's result (program, diagnostics, sources).
-    pub compilation: cheg::Compilation,
-    /// The module, optimized unless asked otherwise.
-    pub module: Module,
+    /// The front end's result (program, diagnostics, sources, the checked program).
+    pub compilation: Compilation,
+    /// The verified program.
+    pub program: Program,
     /// Warnings, rendered.
     pub warnings: String,
 }
 
 /// Whether `path` names a CHEG program.
 pub fn is_cheg(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()) == Some("cheg")
+    che_pipeline::claiming(path).is_some_and(|d| d.name() == cheg::NAME)
 }
 
-/// Compiles a `.cheg` file.
+/// Compiles a `.cheg` file through the one front-end interface.
 pub fn compile(path: &Path, no_opt: bool) -> Result<Compiled, ChegError> {
-    let compilation = cheg::compile_file(path);
+    let options = Options {
+        optimize: !no_opt,
+        ..Options::default()
+    };
+    let compilation = che_pipeline::compile(&cheg::CHEG, Input::File(path), &FsLoader, &options);
     let rendered = compilation.render_diagnostics();
-    let Some(module) = compilation.module.clone() else {
+    let Some(program) = compilation.program.clone() else {
         let n = compilation.errors().count();
         return Err(ChegError::Compile(format!(
             "{rendered}che: {n} error{} in {}\n",
@@ -58,16 +65,9 @@ pub fn compile(path: &Path, no_opt: bool) -> Result<Compiled, ChegError> {
             path.display()
         )));
     };
-    let module = if no_opt {
-        module
-    } else {
-        let program = Program::new(module)
-            .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
-        cvm::opt::optimize(&program).0.into_module()
-    };
     Ok(Compiled {
         compilation,
-        module,
+        program,
         warnings: rendered,
     })
 }
@@ -91,22 +91,16 @@ pub struct RunOptions<'a> {
 /// Whether `path` is a `.cmp` or `.asm` module compiled from CHEG (it
 /// carries the `cheg.program` text).
 pub fn is_cheg_module(path: &Path) -> bool {
-    load_module(path).is_some_and(|m| cheg::embed::from_module(&m).is_some())
+    load_module(path).is_some_and(|m| cheg::embed::from_module(m.module()).is_some())
 }
 
-fn load_module(path: &Path) -> Option<Module> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("cmp") => cvm::load(&read_program(path).ok()?)
-            .ok()
-            .map(Program::into_module),
-        Some("asm") => cvm::asm::assemble(&String::from_utf8_lossy(&read_program(path).ok()?)).ok(),
-        _ => None,
-    }
+fn load_module(path: &Path) -> Option<ModuleFile> {
+    che_pipeline::read_module(path, ModuleKind::of(path)?).ok()
 }
 
 /// Renders a runtime error with its source line, reading the file the
 /// line table names when no compilation is at hand.
-fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&cheg::Compilation>) -> String {
+fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&Compilation>) -> String {
     if let Some(c) = compilation {
         return c.render_runtime_error(error);
     }
@@ -125,23 +119,23 @@ fn render_runtime(error: &cvm::RuntimeError, compilation: Option<&cheg::Compilat
 pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String), ChegError> {
     let position = Position::from_fen(options.fen)
         .map_err(|e| ChegError::Compile(format!("che: invalid --fen: {e}\n")))?;
-    let (module, program, compilation, warnings) = if is_cheg(path) {
+    let (verified, checked, compilation, warnings) = if is_cheg(path) {
         let compiled = compile(path, options.no_opt)?;
-        let Some(program) = compiled.compilation.program.clone() else {
+        let Some(checked) = cheg::checked(&compiled.compilation).cloned() else {
             return Err(ChegError::Compile(
                 "che: the program did not compile\n".into(),
             ));
         };
         (
-            compiled.module,
-            program,
+            compiled.program,
+            checked,
             Some(compiled.compilation),
             compiled.warnings,
         )
     } else {
-        let module = load_module(path)
+        let file = load_module(path)
             .ok_or_else(|| ChegError::Compile(format!("che: cannot load {}\n", path.display())))?;
-        let program = match cheg::embed::from_module(&module) {
+        let checked = match cheg::embed::from_module(file.module()) {
             Some(Ok(p)) => p,
             Some(Err(e)) => {
                 return Err(ChegError::Compile(format!(
@@ -156,16 +150,18 @@ pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String
                 )))
             }
         };
-        (module, program, None, String::new())
+        let verified = file
+            .verify()
+            .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
+        (verified, checked, None, String::new())
     };
     let sources = compilation
         .as_ref()
         .map(|c| c.sources.clone())
         .unwrap_or_default();
-    // The module is optimized already (unless --no-opt): the program takes it as it is.
+    // The program is optimized already (unless --no-opt): it is taken as it is.
     let source = EndgameSource::File(path.to_path_buf());
-    let endgame = EndgameProgram::from_parts(source, program, module, sources, false)
-        .map_err(|e| ChegError::Compile(format!("che: invalid module: {e}\n")))?;
+    let endgame = EndgameProgram::from_parts(source, checked, verified, sources);
     let mut engine = Engine::new(EngineOptions {
         hash_mb: 4,
         backend: options.backend,

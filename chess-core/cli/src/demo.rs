@@ -8,7 +8,6 @@
 //! each backend took to prepare (translate or compile) and to run.
 
 use che_engine::host::AdviceHost;
-use chepp::CompileOptions;
 use chess_core::{FenError, Position};
 use cvm::interp::Profiler;
 use cvm::{Backend, CollectOutput, Interpreter, OutputLine, Program};
@@ -135,16 +134,20 @@ fn count_instructions(program: &Program) -> usize {
 pub fn run(fen: &str) -> Result<Demo, DemoError> {
     let position = Position::from_fen(fen)?;
     let loader = chepp::examples::loader();
-    let compiled = chepp::compile_with(
+    let compiled = che_pipeline::compile(
+        &chepp::CHEPP,
+        che_pipeline::Input::File(std::path::Path::new(chepp::examples::MAIN)),
         &loader,
-        std::path::Path::new(chepp::examples::MAIN),
-        &CompileOptions::default(),
+        &che_pipeline::Options {
+            optimize: false,
+            ..che_pipeline::Options::default()
+        },
     );
-    let module = compiled
-        .module
+    // The demo shows the program before and after the optimizer.
+    let plain = compiled
+        .program
         .clone()
         .ok_or_else(|| DemoError::Compile(compiled.render_diagnostics()))?;
-    let plain = Program::new(module).map_err(|e| DemoError::Compile(e.to_string()))?;
     let (program, _) = cvm::opt::optimize(&plain);
     let mut host = AdviceHost::new(&position);
     let mut runs = Vec::new();

@@ -14,7 +14,7 @@
 //! * [`chess_move`], [`movelist`], [`movegen`]: the [`Move`] type and legal move generation.
 //! * [`fen`], [`epd`], [`san`], [`uci_move`]: reading and writing positions and moves.
 //! * [`game`]: a position with its history, for threefold repetition and the game's outcome.
-//! * [`perft`]: move-path enumeration, the standard correctness test and speed benchmark.
+//! * [`perft`](mod@perft): move-path enumeration, the standard correctness test and speed benchmark.
 //!
 //! ```
 //! use chess_core::{perft, Position};

@@ -21,7 +21,7 @@
 //! square it does not land on, is verified by recomputing slider attacks on the king with both pawns
 //! moved, which covers the horizontal pin along the fifth rank and every discovered check.
 //!
-//! The generator reports moves to a [`MoveSink`] as *sets* (one origin with a target bitboard, or
+//! The generator reports moves to a `MoveSink` as *sets* (one origin with a target bitboard, or
 //! a pawn target set with a fixed offset). A list sink expands them into moves; a counting sink only
 //! adds population counts, which is how perft counts its last ply without making any move.
 

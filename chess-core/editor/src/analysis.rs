@@ -25,6 +25,15 @@ pub enum Language {
 }
 
 impl Language {
+    /// The language's front end in the registry.
+    pub fn front_end(self) -> &'static dyn che_pipeline::Dialect {
+        match self {
+            Language::Chepp => &chepp::CHEPP,
+            Language::Che3 => &che3::CHE3,
+            Language::Cheg => &cheg::CHEG,
+        }
+    }
+
     /// The language a file is read in, by its extension, as `che` does.
     pub fn of_path(path: &Path) -> Language {
         match path.extension().and_then(|e| e.to_str()) {
@@ -286,56 +295,31 @@ pub fn analyze(path: &Path, overlay: &Overlay, include_dirs: &[PathBuf]) -> Anal
             return a;
         }
     }
-    match Language::of_path(path) {
-        Language::Chepp => {
-            let options = chepp::CompileOptions {
-                include_dirs: include_dirs.to_vec(),
-            };
-            let compiled = chepp::compile_with(&loader, path, &options);
-            add_files(&mut a.files, &compiled.sources);
-            a.diagnostics = compiled
-                .diagnostics
-                .iter()
-                .map(|d| diag_of(&compiled.sources, d))
-                .collect();
-            if let Ok(text) = loader.load(path) {
-                chepp_symbols(&loader, path, text, include_dirs, &mut a);
-            }
+    // Diagnostics come from the one front-end interface, as the command
+    // line's do (without the optimizer, which reports nothing to an editor).
+    let language = Language::of_path(path);
+    let options = che_pipeline::Options {
+        include_dirs: include_dirs.to_vec(),
+        optimize: false,
+    };
+    let compiled = che_pipeline::compile(
+        language.front_end(),
+        che_pipeline::Input::File(path),
+        &loader,
+        &options,
+    );
+    add_files(&mut a.files, &compiled.sources);
+    a.diagnostics = compiled
+        .diagnostics
+        .iter()
+        .map(|d| diag_of(&compiled.sources, d))
+        .collect();
+    if let Ok(text) = loader.load(path) {
+        match language {
+            Language::Chepp => chepp_symbols(&loader, path, text, include_dirs, &mut a),
+            Language::Che3 => che3_symbols(&loader, path, text, include_dirs, &mut a),
+            Language::Cheg => cheg_symbols(&path.display().to_string(), &text, &mut a),
         }
-        Language::Che3 => {
-            let options = che3::CompileOptions {
-                include_dirs: include_dirs.to_vec(),
-            };
-            let compiled = che3::compile_with(&loader, path, &options);
-            add_files(&mut a.files, &compiled.sources);
-            a.diagnostics = compiled
-                .diagnostics
-                .iter()
-                .map(|d| diag_of(&compiled.sources, d))
-                .collect();
-            if let Ok(text) = loader.load(path) {
-                che3_symbols(&loader, path, text, include_dirs, &mut a);
-            }
-        }
-        Language::Cheg => match loader.load(path) {
-            Ok(text) => {
-                let name = path.display().to_string();
-                let compiled = cheg::compile_str(&name, &text);
-                add_files(&mut a.files, &compiled.sources);
-                a.diagnostics = compiled
-                    .diagnostics
-                    .iter()
-                    .map(|d| diag_of(&compiled.sources, d))
-                    .collect();
-                cheg_symbols(&name, &text, &mut a);
-            }
-            Err(e) => a.diagnostics.push(Diag {
-                place: None,
-                error: true,
-                message: format!("cannot read {}: {e}", path.display()),
-                details: Vec::new(),
-            }),
-        },
     }
     a
 }

@@ -161,8 +161,7 @@ fn bundled_examples_agree_with_the_interpreter_plain_and_optimized() {
             &chepp::CompileOptions::default(),
         );
         assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
-        let module = compiled.module.expect("the example compiles");
-        let plain = Program::new(module).expect("verifies");
+        let plain = compiled.program.expect("the example compiles");
         let optimized = cvm::opt::optimize(&plain).0;
         for program in [&plain, &optimized] {
             let entry = program.module().entry.expect("main");
@@ -196,7 +195,7 @@ end;
 ";
     let compiled = chepp::compile_str("limits.che", source, &chepp::CompileOptions::default());
     assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
-    let plain = Program::new(compiled.module.expect("compiles")).expect("verifies");
+    let plain = compiled.program.expect("compiles");
     let optimized = cvm::opt::optimize(&plain).0;
     for program in [&plain, &optimized] {
         let entry = program.module().entry.expect("main");
@@ -219,7 +218,7 @@ fn the_che_example_agrees_with_the_interpreter() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cvm/che3/examples/french.che3");
     let compiled = che3::compile_file(&path, &che3::CompileOptions::default());
     assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
-    let plain = Program::new(compiled.module.expect("compiles")).expect("verifies");
+    let plain = compiled.program.expect("compiles");
     let optimized = cvm::opt::optimize(&plain).0;
     let french = "rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3";
     for program in [&plain, &optimized] {
@@ -291,8 +290,8 @@ fn the_shipped_cheg_programs_agree_with_the_interpreter() {
     for (name, boards) in programs {
         let compiled = cheg::compile_file(&dir.join(format!("{name}.cheg")));
         assert!(compiled.is_ok(), "{}", compiled.render_diagnostics());
-        let ast = compiled.program.clone().expect("the program");
-        let plain = Program::new(compiled.module.clone().expect("a module")).expect("verifies");
+        let ast = cheg::checked(&compiled).cloned().expect("the program");
+        let plain = compiled.program.clone().expect("a program");
         let optimized = cvm::opt::optimize(&plain).0;
         for program in [&plain, &optimized] {
             for board in boards {

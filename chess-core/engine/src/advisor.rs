@@ -18,11 +18,13 @@
 
 use crate::host::AdviceHost;
 use crate::search::LeafHook;
-use chepp::{examples, CompileOptions, MemLoader};
+use che_pipeline::{Dialect, Input, ModuleError, ModuleKind, Options};
+use chepp::{examples, MemLoader};
 use chess_core::colour::Colour;
 use chess_core::position::Position;
-use cvm::{CollectOutput, Limits, Module, NullOutput, OutputLine, Program, Vm};
+use cvm::{CollectOutput, Limits, NullOutput, OutputLine, Program, Vm};
 use cvm_chess::advice_table::AdviceTable;
+use cvm_frontend::Loader;
 use jit::Prepared;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -232,62 +234,54 @@ impl fmt::Debug for Advisor {
     }
 }
 
-fn optimized(module: Module) -> Result<Program, String> {
-    let program = Program::new(module).map_err(|e| e.to_string())?;
-    let optimized = cvm::opt::optimize(&program).0.into_module();
-    Program::new(optimized).map_err(|e| e.to_string())
-}
-
-fn compiled(compilation: chepp::Compilation) -> Result<Program, AdviceError> {
-    match compilation.module {
-        Some(module) => optimized(module).map_err(AdviceError::Compile),
-        None => Err(AdviceError::Compile(compilation.render_diagnostics())),
-    }
-}
-
-/// A Che (Nimzo 3) program: its rules run in `main()` like any program's; it has no
-/// `Evaluate()`, so node mode runs it as root mode does.
-fn compiled_che3(compilation: che3::Compilation) -> Result<Program, AdviceError> {
-    match compilation.module {
-        Some(module) => optimized(module).map_err(AdviceError::Compile),
-        None => Err(AdviceError::Compile(compilation.render_diagnostics())),
-    }
+/// The program of a compilation through the one front-end interface (optimized), or the rendered
+/// diagnostics.
+fn compiled(
+    dialect: &dyn Dialect,
+    loader: &dyn Loader,
+    path: &Path,
+) -> Result<Program, AdviceError> {
+    let options = Options::default();
+    che_pipeline::compile(dialect, Input::File(path), loader, &options)
+        .into_result()
+        .map_err(|e| AdviceError::Compile(e.rendered))
 }
 
 impl Advisor {
     /// Loads, verifies and (for source) compiles and optimises the program.
     pub fn load(source: &ProgramSource) -> Result<Advisor, AdviceError> {
-        let options = CompileOptions::default();
         let program = match source {
-            ProgramSource::Shanny => compiled(chepp::compile_with(
+            ProgramSource::Shanny => compiled(
+                &chepp::CHEPP,
                 &examples::loader(),
                 Path::new(examples::MAIN),
-                &options,
-            ))?,
+            )?,
             ProgramSource::ShannyEval => {
                 let mut files: Vec<(&str, &str)> = examples::EXAMPLES.to_vec();
                 files.push(("evaluate.che", EVALUATE_SOURCE));
-                compiled(chepp::compile_with(
+                compiled(
+                    &chepp::CHEPP,
                     &MemLoader::with(&files),
                     Path::new("evaluate.che"),
-                    &options,
-                ))?
+                )?
             }
-            ProgramSource::File(path) => Advisor::load_file(path, &options)?,
+            ProgramSource::File(path) => Advisor::load_file(path)?,
             ProgramSource::Text(text) => {
                 let mut files: Vec<(&str, &str)> = examples::EXAMPLES.to_vec();
                 files.push((TEXT_NAME, text));
-                compiled(chepp::compile_with(
+                compiled(
+                    &chepp::CHEPP,
                     &MemLoader::with(&files),
                     Path::new(TEXT_NAME),
-                    &options,
-                ))?
+                )?
             }
-            ProgramSource::Che3Text(text) => compiled_che3(che3::compile_with(
+            // A Che (Nimzo 3) program: its rules run in `main()` like any program's; it has no
+            // `Evaluate()`, so node mode runs it as root mode does.
+            ProgramSource::Che3Text(text) => compiled(
+                &che3::CHE3,
                 &MemLoader::with(&[(CHE3_TEXT_NAME, text)]),
                 Path::new(CHE3_TEXT_NAME),
-                &che3::CompileOptions::default(),
-            ))?,
+            )?,
         };
         let (hook, hook_note) = match program.module().function_index(HOOK_NAME) {
             None => (None, None),
@@ -314,41 +308,38 @@ impl Advisor {
         })
     }
 
-    fn load_file(path: &Path, options: &CompileOptions) -> Result<Program, AdviceError> {
+    /// A program file: a `.cmp` or `.asm` module, else source in the dialect its extension
+    /// names (Che++ unless another advice dialect claims it).
+    fn load_file(path: &Path) -> Result<Program, AdviceError> {
         let shown = path.display().to_string();
-        let read = || {
-            cvm_frontend::file::read_program(path).map_err(|e| AdviceError::Read {
-                path: shown.clone(),
-                message: e.to_string(),
-            })
-        };
         let module_error = |message: String| AdviceError::Module {
             path: shown.clone(),
             message,
         };
-        match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-            "cmp" => cvm::load(&read()?).map_err(|e| module_error(e.to_string())),
-            "asm" => {
-                let text = String::from_utf8_lossy(&read()?).into_owned();
-                let module = cvm::asm::assemble(&text).map_err(|e| module_error(e.to_string()))?;
-                Program::new(module).map_err(|e| module_error(e.to_string()))
-            }
-            che3::EXTENSION => {
-                if !path.is_file() {
-                    read()?;
-                }
-                let options = che3::CompileOptions {
-                    include_dirs: options.include_dirs.clone(),
-                };
-                compiled_che3(che3::compile_file(path, &options))
-            }
-            _ => {
-                if !path.is_file() {
-                    read()?;
-                }
-                compiled(chepp::compile_file(path, options))
+        if let Some(kind) = ModuleKind::of(path) {
+            return match che_pipeline::read_module(path, kind) {
+                Err(ModuleError::Read(e)) => Err(AdviceError::Read {
+                    path: shown.clone(),
+                    message: e.to_string(),
+                }),
+                Err(e) => Err(module_error(e.to_string())),
+                Ok(file) => file.verify().map_err(|e| module_error(e.to_string())),
+            };
+        }
+        if !path.is_file() {
+            // The reason, as the file reader words it.
+            if let Err(e) = cvm_frontend::file::read_program(path) {
+                return Err(AdviceError::Read {
+                    path: shown,
+                    message: e.to_string(),
+                });
             }
         }
+        let dialect = match che_pipeline::by_path(path) {
+            d if d.name() == cheg::NAME => &chepp::CHEPP,
+            d => d,
+        };
+        compiled(dialect, &cvm_frontend::FsLoader, path)
     }
 
     /// Where the program came from.

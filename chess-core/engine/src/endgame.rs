@@ -27,15 +27,21 @@
 //! values off for the rest of that search, also with a report. The mapping, DEPTH and the cost
 //! are documented in `docs/cheg.md` ("The program inside the engine").
 
-use crate::eval::EvalParams;
+use crate::advisor::FuelBudget;
+use crate::eval::{EvalParams, StyleSettings};
 use crate::search::time::{SearchControl, TimePlan};
 use crate::search::value::{MATE, MATE_BOUND};
-use crate::search::{self, LeafHook, SearchSetup, SearchState};
+use crate::search::{
+    self, EngineEvent, GoParams, LeafHook, Report, SearchOptions, SearchResult, SearchSetup,
+    SearchState,
+};
+use che_pipeline::{Input, ModuleError, ModuleKind, Options};
 use cheg::ast::Program as ChegProgram;
 use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
 use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
+use cvm_frontend::FsLoader;
 use jit::Prepared;
 use std::collections::HashMap;
 use std::fmt;
@@ -161,85 +167,80 @@ impl fmt::Debug for EndgameProgram {
 
 impl EndgameProgram {
     /// Loads the program `source` names: `Ok(None)` for [`EndgameSource::Off`], an error with the
-    /// rendered diagnostics when it does not compile or load.
+    /// rendered diagnostics when it does not compile or load. Source goes through the one
+    /// front-end interface (optimized); a `.cmp` or `.asm` module must embed the checked program
+    /// (as the CHEG compiler's modules do) and is optimized too.
     pub fn load(source: &EndgameSource) -> Result<Option<EndgameProgram>, String> {
-        let (compilation, module) = match source {
+        let options = Options::default();
+        let compilation = match source {
             EndgameSource::Off => return Ok(None),
             EndgameSource::Builtin(name) => {
                 let text = builtin_source(name)
                     .ok_or_else(|| format!("no built-in endgame program <{name}>"))?;
-                let c = cheg::compile_str(&format!("<{name}>.cheg"), &text);
-                let m = c.module.clone();
-                (Some(c), m)
+                let name = format!("<{name}>.cheg");
+                let input = Input::Text {
+                    name: &name,
+                    text: &text,
+                };
+                che_pipeline::compile(&cheg::CHEG, input, &FsLoader, &options)
             }
-            EndgameSource::File(path) => {
-                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-                if ext == "cmp" || ext == "asm" {
-                    let bytes = cvm_frontend::file::read_program(path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                    let module = if ext == "cmp" {
-                        cvm::load(&bytes)
-                            .map_err(|e| format!("{}: {e}", path.display()))?
-                            .into_module()
-                    } else {
-                        cvm::asm::assemble(&String::from_utf8_lossy(&bytes))
-                            .map_err(|e| format!("{}: {e}", path.display()))?
+            EndgameSource::File(path) => match ModuleKind::of(path) {
+                Some(kind) => {
+                    let shown = path.display();
+                    let file = che_pipeline::read_module(path, kind).map_err(|e| match e {
+                        ModuleError::Read(e) => format!("cannot read {shown}: {e}"),
+                        e => format!("{shown}: {e}"),
+                    })?;
+                    let checked = match cheg::embed::from_module(file.module()) {
+                        Some(Ok(p)) => p,
+                        Some(Err(e)) => return Err(format!("{source}: {e}")),
+                        None => return Err(format!("{source} was not compiled from CHEG")),
                     };
-                    (None, Some(module))
-                } else {
-                    let c = cheg::compile_file(path);
-                    let m = c.module.clone();
-                    (Some(c), m)
+                    let verified = file.verify().map_err(|e| format!("{source}: {e}"))?;
+                    let (optimized, _) = cvm::opt::optimize(&verified);
+                    return Ok(Some(EndgameProgram::from_parts(
+                        source.clone(),
+                        checked,
+                        optimized,
+                        cheg::SourceMap::new(),
+                    )));
                 }
-            }
+                None => che_pipeline::compile(&cheg::CHEG, Input::File(path), &FsLoader, &options),
+            },
         };
-        let Some(module) = module else {
-            let text = compilation
-                .as_ref()
-                .map(|c| c.render_diagnostics())
-                .unwrap_or_default();
+        let (Some(verified), Some(checked)) =
+            (compilation.program.clone(), cheg::checked(&compilation))
+        else {
             return Err(format!(
-                "the endgame program {source} does not compile:\n{text}"
+                "the endgame program {source} does not compile:\n{}",
+                compilation.render_diagnostics()
             ));
         };
-        let (program, sources) = match compilation {
-            Some(c) => match c.program {
-                Some(p) => (p, c.sources),
-                None => return Err(format!("the endgame program {source} does not compile")),
-            },
-            None => match cheg::embed::from_module(&module) {
-                Some(Ok(p)) => (p, cheg::SourceMap::new()),
-                Some(Err(e)) => return Err(format!("{source}: {e}")),
-                None => return Err(format!("{source} was not compiled from CHEG")),
-            },
-        };
-        EndgameProgram::from_parts(source.clone(), program, module, sources, true).map(Some)
+        Ok(Some(EndgameProgram::from_parts(
+            source.clone(),
+            checked.clone(),
+            verified,
+            compilation.sources,
+        )))
     }
 
-    /// An endgame program from a compilation's parts: the checked program, the module compiled
-    /// from it (or loaded from a `.cmp`/`.asm` file that embeds it) and the sources runtime
-    /// errors are rendered with (empty when not at hand). `optimize` runs the CVM optimizer over
-    /// the module first ([`EndgameProgram::load`] always does). `source` only names the program
-    /// in reports. An error when the module does not verify.
+    /// An endgame program from its parts: the checked program, the verified program compiled
+    /// from it (or loaded from a `.cmp`/`.asm` file that embeds it), taken as it is, and the
+    /// sources runtime errors are rendered with (empty when not at hand). `source` only names
+    /// the program in reports.
     pub fn from_parts(
         source: EndgameSource,
         program: ChegProgram,
-        module: cvm::Module,
+        verified: Program,
         sources: cheg::SourceMap,
-        optimize: bool,
-    ) -> Result<EndgameProgram, String> {
-        let mut verified = Program::new(module).map_err(|e| format!("{source}: {e}"))?;
-        if optimize {
-            verified = Program::new(cvm::opt::optimize(&verified).0.into_module())
-                .map_err(|e| format!("{source}: {e}"))?;
-        }
-        Ok(EndgameProgram {
+    ) -> EndgameProgram {
+        EndgameProgram {
             source,
             program,
             verified,
             sources,
             prepared: Vec::new(),
-        })
+        }
     }
 
     /// Where the program came from.
@@ -572,6 +573,265 @@ impl Searcher for EngineSearcher<'_, '_> {
             nodes: result.nodes.max(1),
         }
     }
+}
+
+/// What the engine's search brings to the endgame program's turn.
+pub(crate) struct Turn<'a> {
+    /// The `go` command's limits.
+    pub go: &'a GoParams,
+    /// The move's time.
+    pub plan: TimePlan,
+    /// Stops the search.
+    pub control: &'a SearchControl,
+}
+
+/// Where and how a root run of the program happens ([`root_run`]).
+pub(crate) struct RootAt {
+    /// The root position.
+    pub root: Position,
+    /// The hashes of the game's positions up to and including the root.
+    pub game: Vec<u64>,
+    /// The limits of each tried move's search.
+    pub limits: TryLimits,
+    /// Fuel of the root run (`None`: no limit) and of every run at a node.
+    pub fuel: (Option<u64>, u64),
+    /// The search options.
+    pub options: SearchOptions,
+}
+
+/// One run of the endgame program at the root ([`root_run`]).
+pub(crate) struct RootRun<'p> {
+    /// The hook that re-entered the program at the nodes (kept for the search that follows).
+    pub hook: NodeHook<'p>,
+    /// The run.
+    pub run: Result<cheg::Report, cheg::RunFailure>,
+    /// Nodes the searches of the tried moves visited.
+    pub tried_nodes: u64,
+}
+
+/// Why [`crate::engine::Engine::endgame_run`] gave no report.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EndgameRunError {
+    /// No endgame program is loaded, or it could not be prepared for the backend.
+    #[error("{0}")]
+    NoProgram(String),
+    /// The program failed (a runtime error or out of fuel).
+    #[error("{error}")]
+    Failed {
+        /// The BREAK lines printed before the failure.
+        breaks: Vec<String>,
+        /// The error, with its source position.
+        error: cvm::RuntimeError,
+    },
+}
+
+/// The endgame program's turn with `program` (prepared for `backend`; the engine's evaluation
+/// with `styles`): `None` when it
+/// failed at the root (reported to `sink`); otherwise the move it answered with, or the
+/// engine's search with its values at the nodes.
+pub(crate) fn search(
+    program: &EndgameProgram,
+    state: &mut SearchState,
+    backend: Backend,
+    styles: &StyleSettings,
+    setup: &SearchSetup,
+    turn: Turn<'_>,
+    sink: &mut dyn FnMut(EngineEvent),
+) -> Option<SearchResult> {
+    let Turn { go, plan, control } = turn;
+    let root = setup.root;
+    // Fuel. Without a deadline the endgame program's fixed amounts. Under a clock the root
+    // run gets the advisor's share of the move's time (never more than the fixed amount),
+    // and the searches behind its TRYs, which the runtime charges per node visited, are held
+    // to half of that by a node limit besides their time (without it every search the
+    // clock lets run long exhausted the root run). A node run keeps the fixed amount: one
+    // that runs out switches the program off for the whole search, and only one can.
+    let root_fuel = match plan.hard {
+        None => ROOT_FUEL,
+        Some(_) => FuelBudget::for_deadline(plan.hard).root.min(ROOT_FUEL),
+    };
+    let node_fuel = NODE_FUEL;
+    let start = std::time::Instant::now();
+    let moves = root.legal_moves().len().max(1) as u32;
+    let clock_nodes = plan
+        .hard
+        .map(|_| (root_fuel / 2 / cheg::runtime::meter::NODE_STEPS / u64::from(moves)).max(1));
+    let go_nodes = go.nodes.map(|n| (n / u64::from(moves)).max(1));
+    let mut game = setup.history.clone();
+    game.push(root.hash());
+    let limits = TryLimits {
+        depth: go
+            .depth
+            .or(go.mate.map(|m| m.saturating_mul(2)))
+            .map(|d| d.saturating_sub(1).max(1)),
+        nodes: match (go_nodes, clock_nodes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        time: TimePlan {
+            soft: plan.soft.map(|t| t / moves),
+            hard: plan.hard.map(|t| t / moves),
+        },
+    };
+    let at = RootAt {
+        root,
+        game,
+        limits,
+        fuel: (Some(root_fuel), node_fuel),
+        options: setup.options,
+    };
+    let root_run = root_run(program, state, (backend, styles), at, control);
+    let RootRun {
+        mut hook,
+        run,
+        tried_nodes,
+    } = match root_run {
+        Ok(r) => r,
+        Err(e) => {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program: {e}; searching without it"
+            )));
+            return None;
+        }
+    };
+    let params = EvalParams::new(styles, None);
+    let report = match run {
+        Ok(report) => report,
+        Err(failure) => {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program {} failed at the root ({root_fuel} units of fuel): {}; searching without it",
+                program.source(),
+                program.render_error(&failure.error)
+            )));
+            return None;
+        }
+    };
+    if let Some(e) = hook.error() {
+        sink(EngineEvent::Note(format!(
+            "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
+            program.source()
+        )));
+    }
+    for line in &report.breaks {
+        sink(EngineEvent::Note(format!("cheg: {line}")));
+    }
+    if let Some(mv) = report.chosen {
+        if root.is_legal(mv) {
+            let score = match (report.best, report.value) {
+                (Some((m, s)), _) if m == mv => engine_score(s),
+                (_, Some([w, l, c])) => score_of(w, l, c),
+                _ => 0,
+            };
+            let depth = limits.depth.map_or(1, |d| d + 1);
+            sink(EngineEvent::Note(format!(
+                "endgame program {} answered {mv}",
+                program.source()
+            )));
+            sink(EngineEvent::Report(Report {
+                depth,
+                seldepth: depth,
+                score,
+                bound: None,
+                nodes: tried_nodes,
+                elapsed: start.elapsed(),
+                hashfull: state.tt.hashfull(),
+                pv: vec![mv],
+            }));
+            return Some(SearchResult {
+                best: Some(mv),
+                score,
+                depth,
+                nodes: tried_nodes,
+                elapsed: start.elapsed(),
+                pv: vec![mv],
+                choices: 1,
+                ..SearchResult::default()
+            });
+        }
+        sink(EngineEvent::Note(format!(
+            "error: endgame program {} answered {mv}, not a legal move; searching on",
+            program.source()
+        )));
+    }
+    // No move: the engine searches, the program's values feeding its evaluation.
+    hook.set_context(0, None);
+    let use_hook = hook.error().is_none();
+    let ctx = state.context(
+        &params,
+        if use_hook { Some(&mut hook) } else { None },
+        control,
+    );
+    let mut report = |r: &Report| {
+        sink(EngineEvent::Report(Report {
+            nodes: r.nodes + tried_nodes,
+            ..r.clone()
+        }))
+    };
+    let mut result = search::run(ctx, setup, &mut report);
+    if result.hook_failed && use_hook {
+        if let Some(e) = hook.error() {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
+                program.source()
+            )));
+        }
+    }
+    result.nodes += tried_nodes;
+    result.hook_failed = false;
+    Some(result)
+}
+
+/// Runs `program` once at the top level on `at.root`, the engine's search behind its TRY,
+/// PLAYB and PLAN (`at.limits` for each tried move's search, the program re-entered at the
+/// nodes), limited to `at.fuel.0` units (`None`: no limit) and every run at a node to
+/// `at.fuel.1`; `at.game` holds the hashes of the game's positions up to and including the
+/// root.
+/// `backend` runs it, `styles` set the evaluation. An error when the program is not prepared for
+/// the backend.
+pub(crate) fn root_run<'p>(
+    program: &'p EndgameProgram,
+    state: &mut SearchState,
+    (backend, styles): (Backend, &StyleSettings),
+    at: RootAt,
+    control: &SearchControl,
+) -> Result<RootRun<'p>, String> {
+    let RootAt {
+        root,
+        game,
+        limits,
+        fuel,
+        options,
+    } = at;
+    let prepared = program
+        .prepared(backend)
+        .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+    let mut hook = NodeHook::new(program, backend, root.side_to_move(), fuel.1)?;
+    hook.set_game(&game);
+    state.bonuses.clear();
+    let params = EvalParams::new(styles, None);
+    let mut searcher = EngineSearcher {
+        state,
+        params: &params,
+        hook: &mut hook,
+        control,
+        game,
+        limits,
+        nodes: 0,
+        hook_failed: false,
+        options,
+    };
+    let mut vm = prepared.instance();
+    vm.set_limits(cvm::Limits {
+        fuel: fuel.0,
+        ..cvm::Limits::default()
+    });
+    let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
+    let tried_nodes = searcher.nodes;
+    Ok(RootRun {
+        hook,
+        run,
+        tried_nodes,
+    })
 }
 
 #[cfg(test)]

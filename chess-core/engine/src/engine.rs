@@ -14,7 +14,8 @@
 use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::book::choose::weighted_choice;
 use crate::book::Book;
-use crate::endgame::{EndgameProgram, EngineSearcher, NodeHook, TryLimits};
+pub use crate::endgame::EndgameRunError;
+use crate::endgame::{EndgameProgram, RootAt, RootRun, TryLimits, Turn};
 use crate::eval::{Breakdown, EvalParams};
 use crate::host::AdviceHost;
 use crate::native::{NativeAdvice, NativeHook};
@@ -29,14 +30,7 @@ use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::style::{self, STYLE_COUNT};
 use std::time::Duration;
 
-/// Something the engine has to say while it works.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineEvent {
-    /// A finished iteration (UCI `info depth ...`).
-    Report(Report),
-    /// A remark for the user (UCI `info string ...`).
-    Note(String),
-}
+pub use crate::search::EngineEvent;
 
 /// Positions of the `bench` command: the six perft positions of the Chess Programming Wiki and
 /// six of the Bratko-Kopec test, covering openings, middlegames and endgames.
@@ -102,32 +96,6 @@ impl GameState {
             current: start,
         }
     }
-}
-
-/// One run of the endgame program at the root ([`Engine::endgame_root_run`]).
-struct RootRun<'p> {
-    /// The hook that re-entered the program at the nodes (kept for the search that follows).
-    hook: NodeHook<'p>,
-    /// The run.
-    run: Result<cheg::Report, cheg::RunFailure>,
-    /// Nodes the searches of the tried moves visited.
-    tried_nodes: u64,
-}
-
-/// Why [`Engine::endgame_run`] gave no report.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum EndgameRunError {
-    /// No endgame program is loaded, or it could not be prepared for the backend.
-    #[error("{0}")]
-    NoProgram(String),
-    /// The program failed (a runtime error or out of fuel).
-    #[error("{error}")]
-    Failed {
-        /// The BREAK lines printed before the failure.
-        breaks: Vec<String>,
-        /// The error, with its source position.
-        error: cvm::RuntimeError,
-    },
 }
 
 /// The chess engine.
@@ -630,158 +598,17 @@ impl Engine {
         // The program is taken out for the search and put back: the node hook borrows it while
         // the search borrows the engine's tables.
         let program = self.endgame.take()?;
-        let result = self.endgame_search_with(&program, setup, go, plan, control, sink);
+        let result = crate::endgame::search(
+            &program,
+            &mut self.state,
+            self.options.backend,
+            &self.options.styles,
+            setup,
+            Turn { go, plan, control },
+            sink,
+        );
         self.endgame = Some(program);
         result
-    }
-
-    /// [`Engine::endgame_search`] with `program` (prepared for the backend).
-    fn endgame_search_with(
-        &mut self,
-        program: &EndgameProgram,
-        setup: &SearchSetup,
-        go: &GoParams,
-        plan: TimePlan,
-        control: &SearchControl,
-        sink: &mut dyn FnMut(EngineEvent),
-    ) -> Option<SearchResult> {
-        let root = setup.root;
-        // Fuel. Without a deadline the endgame program's fixed amounts. Under a clock the root
-        // run gets the advisor's share of the move's time (never more than the fixed amount),
-        // and the searches behind its TRYs, which the runtime charges per node visited, are held
-        // to half of that by a node limit besides their time (without it every search the
-        // clock lets run long exhausted the root run). A node run keeps the fixed amount: one
-        // that runs out switches the program off for the whole search, and only one can.
-        let root_fuel = match plan.hard {
-            None => crate::endgame::ROOT_FUEL,
-            Some(_) => FuelBudget::for_deadline(plan.hard)
-                .root
-                .min(crate::endgame::ROOT_FUEL),
-        };
-        let node_fuel = crate::endgame::NODE_FUEL;
-        let start = std::time::Instant::now();
-        let moves = root.legal_moves().len().max(1) as u32;
-        let clock_nodes = plan
-            .hard
-            .map(|_| (root_fuel / 2 / cheg::runtime::meter::NODE_STEPS / u64::from(moves)).max(1));
-        let go_nodes = go.nodes.map(|n| (n / u64::from(moves)).max(1));
-        let mut game = setup.history.clone();
-        game.push(root.hash());
-        let limits = TryLimits {
-            depth: go
-                .depth
-                .or(go.mate.map(|m| m.saturating_mul(2)))
-                .map(|d| d.saturating_sub(1).max(1)),
-            nodes: match (go_nodes, clock_nodes) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            time: TimePlan {
-                soft: plan.soft.map(|t| t / moves),
-                hard: plan.hard.map(|t| t / moves),
-            },
-        };
-        let fuel = (Some(root_fuel), node_fuel);
-        let root_run =
-            self.endgame_root_run(program, root, game, limits, fuel, setup.options, control);
-        let RootRun {
-            mut hook,
-            run,
-            tried_nodes,
-        } = match root_run {
-            Ok(r) => r,
-            Err(e) => {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program: {e}; searching without it"
-                )));
-                return None;
-            }
-        };
-        let params = EvalParams::new(&self.options.styles, None);
-        let report = match run {
-            Ok(report) => report,
-            Err(failure) => {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program {} failed at the root ({root_fuel} units of fuel): {}; searching without it",
-                    program.source(),
-                    program.render_error(&failure.error)
-                )));
-                return None;
-            }
-        };
-        if let Some(e) = hook.error() {
-            sink(EngineEvent::Note(format!(
-                "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
-                program.source()
-            )));
-        }
-        for line in &report.breaks {
-            sink(EngineEvent::Note(format!("cheg: {line}")));
-        }
-        if let Some(mv) = report.chosen {
-            if root.is_legal(mv) {
-                let score = match (report.best, report.value) {
-                    (Some((m, s)), _) if m == mv => crate::endgame::engine_score(s),
-                    (_, Some([w, l, c])) => crate::endgame::score_of(w, l, c),
-                    _ => 0,
-                };
-                let depth = limits.depth.map_or(1, |d| d + 1);
-                sink(EngineEvent::Note(format!(
-                    "endgame program {} answered {mv}",
-                    program.source()
-                )));
-                sink(EngineEvent::Report(Report {
-                    depth,
-                    seldepth: depth,
-                    score,
-                    bound: None,
-                    nodes: tried_nodes,
-                    elapsed: start.elapsed(),
-                    hashfull: self.state.tt.hashfull(),
-                    pv: vec![mv],
-                }));
-                return Some(SearchResult {
-                    best: Some(mv),
-                    score,
-                    depth,
-                    nodes: tried_nodes,
-                    elapsed: start.elapsed(),
-                    pv: vec![mv],
-                    choices: 1,
-                    ..SearchResult::default()
-                });
-            }
-            sink(EngineEvent::Note(format!(
-                "error: endgame program {} answered {mv}, not a legal move; searching on",
-                program.source()
-            )));
-        }
-        // No move: the engine searches, the program's values feeding its evaluation.
-        hook.set_context(0, None);
-        let use_hook = hook.error().is_none();
-        let ctx = self.state.context(
-            &params,
-            if use_hook { Some(&mut hook) } else { None },
-            control,
-        );
-        let mut report = |r: &Report| {
-            sink(EngineEvent::Report(Report {
-                nodes: r.nodes + tried_nodes,
-                ..r.clone()
-            }))
-        };
-        let mut result = search::run(ctx, setup, &mut report);
-        if result.hook_failed && use_hook {
-            if let Some(e) = hook.error() {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
-                    program.source()
-                )));
-            }
-        }
-        result.nodes += tried_nodes;
-        result.hook_failed = false;
-        Some(result)
     }
 
     /// The static evaluation of the current position with its parts, under the root advice when
@@ -801,55 +628,6 @@ impl Engine {
             }
         }
         self.state.eval.breakdown(&root, &params)
-    }
-
-    /// Runs `program` once at the top level on `root`, the engine's search behind its TRY,
-    /// PLAYB and PLAN (`limits` for each tried move's search, the program re-entered at the
-    /// nodes), limited to `fuel.0` units (`None`: no limit) and every run at a node to `fuel.1`.
-    /// `game` holds the hashes of the game's positions up to and including the root. An error
-    /// when the program is not prepared for the backend.
-    #[allow(clippy::too_many_arguments)]
-    fn endgame_root_run<'p>(
-        &mut self,
-        program: &'p EndgameProgram,
-        root: Position,
-        game: Vec<u64>,
-        limits: TryLimits,
-        fuel: (Option<u64>, u64),
-        options: crate::search::SearchOptions,
-        control: &SearchControl,
-    ) -> Result<RootRun<'p>, String> {
-        let backend = self.options.backend;
-        let prepared = program
-            .prepared(backend)
-            .ok_or_else(|| "the endgame program is not prepared".to_string())?;
-        let mut hook = NodeHook::new(program, backend, root.side_to_move(), fuel.1)?;
-        hook.set_game(&game);
-        self.state.bonuses.clear();
-        let params = EvalParams::new(&self.options.styles, None);
-        let mut searcher = EngineSearcher {
-            state: &mut self.state,
-            params: &params,
-            hook: &mut hook,
-            control,
-            game,
-            limits,
-            nodes: 0,
-            hook_failed: false,
-            options,
-        };
-        let mut vm = prepared.instance();
-        vm.set_limits(cvm::Limits {
-            fuel: fuel.0,
-            ..cvm::Limits::default()
-        });
-        let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
-        let tried_nodes = searcher.nodes;
-        Ok(RootRun {
-            hook,
-            run,
-            tried_nodes,
-        })
     }
 
     /// Runs the loaded endgame program once at the top level on `pos`, as `che run prog.cheg`
@@ -888,13 +666,18 @@ impl Engine {
         let control = SearchControl::new();
         let fuel = (fuel, crate::endgame::NODE_FUEL);
         let options = SearchSetup::default().options;
-        let result = match self.endgame_root_run(
-            &program,
-            *pos,
-            vec![pos.hash()],
+        let at = RootAt {
+            root: *pos,
+            game: vec![pos.hash()],
             limits,
             fuel,
             options,
+        };
+        let result = match crate::endgame::root_run(
+            &program,
+            &mut self.state,
+            (self.options.backend, &self.options.styles),
+            at,
             &control,
         ) {
             Ok(RootRun {

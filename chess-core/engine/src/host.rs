@@ -2,7 +2,7 @@
 //! game.
 //!
 //! The CVM reads the position through its `#[repr(C)]`
-//! [`BoardView`](cvm_chess::board::BoardView) and asks its embedder, through
+//! [`BoardView`] and asks its embedder, through
 //! the [`cvm::Host`] trait, for the scores the engine gave its earlier moves
 //! (`GetScore`) and for the engine's style settings (`GetStyle`).
 //! [`AdviceHost`] answers all three from a [`Position`], a score history and

@@ -26,7 +26,6 @@ use crate::lower::{self, Check, Effect, IArg, Intr};
 use crate::source::{SourceMap, Span};
 use cvm::builder::ModuleBuilder;
 use cvm::isa::Opcode;
-use cvm::module::Module;
 use std::collections::HashMap;
 
 /// The prefix of a pattern's function name.
@@ -321,7 +320,7 @@ impl Gen {
 /// Generates the module of a checked program (one without errors). `None`
 /// when the builder refuses it, which is a compiler bug reported as an
 /// internal error.
-pub fn generate(p: &Checked, sources: &SourceMap, diags: &mut Diagnostics) -> Option<Module> {
+pub fn generate(p: &Checked, sources: &SourceMap, diags: &mut Diagnostics) -> Option<cvm::Program> {
     let internal = |e: &dyn std::fmt::Display| {
         Diagnostic::global_error(format!("internal compiler error: {e}"))
     };

@@ -4,7 +4,7 @@
 //! Nimzo 3 (1996), the ancestor of Che++: a program defines *patterns*
 //! (tests on the position), *advices* (what the engine should prefer) and
 //! *rules* (when a rule's patterns all hold, its advices run). This crate
-//! compiles Che programs to a verified CVM [`Module`] that writes the same
+//! compiles Che programs to a verified CVM [`cvm::Program`] that writes the same
 //! advice table, through the same chess intrinsics, as the Che++ functions
 //! Che grew into, and converts Che programs to readable Che++.
 //!
@@ -14,7 +14,7 @@
 //! |-------|--------|
 //! | files, spans, loaders | [`source`] |
 //! | tokens (and `include` lines) | [`lexer`] |
-//! | the program as one token stream | [`include`] |
+//! | the program as one token stream | [`include`](mod@include) |
 //! | syntax tree | [`ast`], [`parser`] |
 //! | chess literals of Che | [`literal`] |
 //! | the predefined functions | [`functions`] |
@@ -30,7 +30,7 @@
 //!
 //! ```
 //! use che3::{compile_str, CompileOptions};
-//! use cvm::{CollectOutput, Interpreter, NoHost, Program, Vm};
+//! use cvm::{CollectOutput, Interpreter, NoHost, Vm};
 //!
 //! let source = "
 //! pattern always { } { };
@@ -38,7 +38,7 @@
 //! rule r { always } centre;
 //! ";
 //! let compiled = compile_str("centre.che3", source, &CompileOptions::default());
-//! let program = Program::new(compiled.module.expect("compiles")).unwrap();
+//! let program = compiled.program.expect("compiles");
 //! let mut vm = Interpreter::new(&program);
 //! vm.run_entry(&mut NoHost, &mut CollectOutput::default()).unwrap();
 //! // White knights: d5 is square 35, e5 square 36; a good square is +20.
@@ -66,8 +66,9 @@ pub use cvm_frontend::{diag, source};
 pub use diag::{render_runtime_error, Diagnostic, Severity};
 pub use source::{FsLoader, Loader, MemLoader, SourceMap};
 
-use cvm::module::Module;
-use cvm::runtime::RuntimeError;
+pub use cvm_frontend::dialect::{Compilation, CompileError};
+
+use cvm_frontend::dialect::{Dialect, Input};
 use std::path::{Path, PathBuf};
 
 /// The file extension of Che programs.
@@ -81,12 +82,46 @@ pub struct CompileOptions {
     pub include_dirs: Vec<PathBuf>,
 }
 
-/// The outcome of compiling a Che program.
+/// The Nimzo 3 Che dialect, as the registry of dialects and editors call it.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Che3;
+
+/// The Nimzo 3 Che dialect.
+pub static CHE3: Che3 = Che3;
+
+/// The dialect's name.
+pub const NAME: &str = "che3";
+
+impl Dialect for Che3 {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[EXTENSION]
+    }
+
+    fn compile(
+        &self,
+        input: Input<'_>,
+        loader: &dyn Loader,
+        include_dirs: &[PathBuf],
+    ) -> Compilation {
+        let options = CompileOptions {
+            include_dirs: include_dirs.to_vec(),
+        };
+        let outcome = match input {
+            Input::File(path) => from_file(loader, path, &options, Output::Module),
+            Input::Text { name, text } => from_text(loader, name, text, &options, Output::Module),
+        };
+        outcome.compilation()
+    }
+}
+
+/// The outcome of converting a Che program to Che++.
 #[derive(Clone, Debug)]
-pub struct Compilation {
-    /// The verified module, when there was no error.
-    pub module: Option<Module>,
-    /// The Che++ text, when conversion was asked for and there was no error.
+pub struct Conversion {
+    /// The Che++ text, when there was no error.
     pub chepp: Option<String>,
     /// Errors and warnings, in the order found.
     pub diagnostics: Vec<Diagnostic>,
@@ -94,7 +129,7 @@ pub struct Compilation {
     pub sources: SourceMap,
 }
 
-impl Compilation {
+impl Conversion {
     /// True when there was no error.
     pub fn is_ok(&self) -> bool {
         !self.diagnostics.iter().any(Diagnostic::is_error)
@@ -114,10 +149,27 @@ impl Compilation {
     pub fn render_diagnostics(&self) -> String {
         diag::render_all(&self.diagnostics, &self.sources)
     }
+}
 
-    /// A runtime error of the compiled program with its source line.
-    pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
-        render_runtime_error(error, &self.sources)
+/// What one run of the stages made.
+struct Outcome {
+    program: Option<cvm::Program>,
+    chepp: Option<String>,
+    diagnostics: Vec<Diagnostic>,
+    sources: SourceMap,
+}
+
+impl Outcome {
+    fn compilation(self) -> Compilation {
+        Compilation::new(NAME, self.program, self.diagnostics, self.sources)
+    }
+
+    fn conversion(self) -> Conversion {
+        Conversion {
+            chepp: self.chepp,
+            diagnostics: self.diagnostics,
+            sources: self.sources,
+        }
     }
 }
 
@@ -136,29 +188,29 @@ pub fn compile_file(path: &Path, options: &CompileOptions) -> Compilation {
 /// Compiles Che source text; `name` is shown in diagnostics and recorded
 /// in the line table, and its folder is searched first by `include`.
 pub fn compile_str(name: &str, source: &str, options: &CompileOptions) -> Compilation {
-    from_text(&FsLoader, name, source, options, Output::Module)
+    from_text(&FsLoader, name, source, options, Output::Module).compilation()
 }
 
 /// Compiles the Che program at `path`, reading every file through `loader`.
 pub fn compile_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) -> Compilation {
-    from_file(loader, path, options, Output::Module)
+    from_file(loader, path, options, Output::Module).compilation()
 }
 
 /// Converts the Che program at `path` to Che++, reading files from disk;
-/// the text is in [`Compilation::chepp`].
-pub fn convert_file(path: &Path, options: &CompileOptions) -> Compilation {
+/// the text is in [`Conversion::chepp`].
+pub fn convert_file(path: &Path, options: &CompileOptions) -> Conversion {
     convert_with(&FsLoader, path, options)
 }
 
 /// Converts Che source text to Che++.
-pub fn convert_str(name: &str, source: &str, options: &CompileOptions) -> Compilation {
-    from_text(&FsLoader, name, source, options, Output::Chepp)
+pub fn convert_str(name: &str, source: &str, options: &CompileOptions) -> Conversion {
+    from_text(&FsLoader, name, source, options, Output::Chepp).conversion()
 }
 
 /// Converts the Che program at `path` to Che++, reading every file through
 /// `loader`.
-pub fn convert_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) -> Compilation {
-    from_file(loader, path, options, Output::Chepp)
+pub fn convert_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) -> Conversion {
+    from_file(loader, path, options, Output::Chepp).conversion()
 }
 
 fn from_text(
@@ -167,7 +219,7 @@ fn from_text(
     source: &str,
     options: &CompileOptions,
     output: Output,
-) -> Compilation {
+) -> Outcome {
     let mut sources = SourceMap::new();
     let root = sources.add(name, Some(PathBuf::from(name)), source.to_string());
     run(loader, sources, root, None, options, output)
@@ -178,7 +230,7 @@ fn from_file(
     path: &Path,
     options: &CompileOptions,
     output: Output,
-) -> Compilation {
+) -> Outcome {
     let mut sources = SourceMap::new();
     match loader.load(path) {
         Ok(text) => {
@@ -193,8 +245,8 @@ fn from_file(
                 output,
             )
         }
-        Err(e) => Compilation {
-            module: None,
+        Err(e) => Outcome {
+            program: None,
             chepp: None,
             diagnostics: vec![Diagnostic::global_error(format!(
                 "cannot read `{}`: {e}",
@@ -212,7 +264,7 @@ fn run(
     identity: Option<PathBuf>,
     options: &CompileOptions,
     output: Output,
-) -> Compilation {
+) -> Outcome {
     let mut diags = diag::Diagnostics::default();
     let expanded = {
         let mut includer =
@@ -225,18 +277,18 @@ fn run(
     let mut program = parser::parse(&expanded.tokens, &mut diags);
     program.comments = expanded.comments;
     let checked = check::check(&program, &sources, &mut diags);
-    let (mut module, mut chepp) = (None, None);
+    let (mut program_out, mut chepp) = (None, None);
     if !diags.has_errors() {
         match output {
-            Output::Module => module = codegen::generate(&checked, &sources, &mut diags),
+            Output::Module => program_out = codegen::generate(&checked, &sources, &mut diags),
             Output::Chepp => chepp = Some(convert::convert(&program, &checked, &sources)),
         }
     }
     // In source order: the stages find problems in passes of their own.
     let mut diagnostics = diags.into_vec();
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.lo)));
-    Compilation {
-        module,
+    Outcome {
+        program: program_out,
         chepp,
         diagnostics,
         sources,

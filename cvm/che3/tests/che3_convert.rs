@@ -67,7 +67,7 @@ fn bonuses_are_the_stdlib_values() {
     }
     source.push_str("end;\n");
     let c = chepp::compile_str("bonus.che", &source, &chepp::CompileOptions::default());
-    let program = cvm::Program::new(c.module.expect("compiles")).unwrap();
+    let program = c.program.expect("compiles");
     use cvm::Vm;
     let mut out = cvm::CollectOutput::default();
     cvm::Interpreter::new(&program)

@@ -32,7 +32,7 @@ fn golden_diagnostics() {
             ));
         }
         assert_eq!(
-            c.module.is_some(),
+            c.program.is_some(),
             c.errors().next().is_none(),
             "{name}: a module exactly when there is no error"
         );

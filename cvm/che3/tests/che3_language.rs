@@ -99,7 +99,7 @@ rule r { } diag;\n";
     assert!(text.contains("# Läufer auf die lange Diagonale"), "{text}");
     assert!(text.contains("# g2 frei"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
-    let program = cvm::Program::new(c.module.unwrap()).unwrap();
+    let program = c.program.unwrap();
     let t = common::advice(
         &program,
         &BoardView::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap(),
@@ -190,7 +190,7 @@ rule dependent { } wFrench.03 badBc8d7;
 fn runtime_errors_point_at_the_che_source() {
     let source = "pattern p { wpwns(e4) } { };\nadvice a goodsqrs(wN d4)\n  goodsqrs(wN e4);\nrule r { p } a;\nrule s { } a;\n";
     let c = che3::compile_str("fuel.che3", source, &che3::CompileOptions::default());
-    let program = cvm::Program::new(c.module.clone().unwrap()).unwrap();
+    let program = c.program.clone().unwrap();
     let mut seen = None;
     for (backend, optimize) in [(cvm::Backend::Interp, false), (cvm::Backend::Jit, false)] {
         let prepared = common::prepare(&program, backend, optimize);

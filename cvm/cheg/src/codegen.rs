@@ -18,7 +18,6 @@ use crate::table::{Cond, Instr, Predefined};
 use crate::value::UNDEF;
 use cvm::builder::{BuildError, FunctionBuilder, Label, ModuleBuilder};
 use cvm::isa::Opcode;
-use cvm::Module;
 
 /// The name of the entry function.
 pub const MAIN: &str = "main";
@@ -46,7 +45,7 @@ enum Src<'a> {
 }
 
 /// Compiles `program` (from source file `file`) to a CVM module.
-pub fn generate(program: &Program, file: &str) -> Result<Module, BuildError> {
+pub fn generate(program: &Program, file: &str) -> Result<cvm::Program, BuildError> {
     let host_call = cvm::intrinsics::by_name("HostCall")
         .map(|(n, _)| n)
         .ok_or_else(|| BuildError::Duplicate {

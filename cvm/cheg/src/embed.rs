@@ -194,8 +194,8 @@ mod tests {
     fn round_trip() {
         let src = "ENTRY K&P,K,<1\n\tBREAK \"(1,(-2),T),\"F\nL:\tLEAVE\nENTRY QB,R2B&3P\n\tJUMP= \"1,\"1,L\nEND\n";
         let c = crate::compile_str("r.cheg", src);
-        let program = c.program.expect("compiles");
-        let module = c.module.expect("module");
+        let program = crate::checked(&c).expect("compiles").clone();
+        let module = c.program.expect("module").into_module();
         let back = from_module(&module).expect("embedded").expect("reads");
         assert_eq!(back.entries.len(), 2);
         assert_eq!(back.literals, program.literals);
@@ -224,8 +224,8 @@ mod tests {
         }
         src.push_str("END\n");
         let c = crate::compile_str("big.cheg", &src);
-        let program = c.program.expect("compiles");
-        let module = c.module.expect("module");
+        let program = crate::checked(&c).expect("compiles").clone();
+        let module = c.program.expect("module").into_module();
         let names: Vec<&str> = module.texts.iter().map(|t| t.name.as_str()).collect();
         assert!(names.contains(&"cheg.program.1"), "{names:?}");
         assert!(module

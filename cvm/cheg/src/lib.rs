@@ -14,11 +14,10 @@
 //! use chess_core::Position;
 //! let c = cheg::compile_str("t.cheg", "ENTRY K,K\n\tADD A,\"2,\"3\n\tBREAK \"1,A\n\tLEAVE\nEND\n");
 //! assert!(c.is_ok(), "{}", c.render_diagnostics());
-//! let program = cvm::Program::new(c.module.clone().unwrap()).unwrap();
-//! let mut vm = cvm::Interpreter::new(&program);
+//! let mut vm = cvm::Interpreter::new(c.program.as_ref().unwrap());
 //! let position = Position::from_fen("8/8/8/4k3/8/8/8/4K3 w - - 0 1").unwrap();
 //! let mut search = cheg::search::FixedDepth::default();
-//! let report = cheg::run(&mut vm, c.program.as_ref().unwrap(), position, &mut search).unwrap();
+//! let report = cheg::run(&mut vm, cheg::checked(&c).unwrap(), position, &mut search).unwrap();
 //! assert_eq!(report.lines(), ["break 1 5", "move none"]);
 //! ```
 
@@ -38,43 +37,55 @@ pub use cvm_frontend::{Diagnostic, Severity, SourceMap};
 pub use runtime::{ChegHost, Report};
 
 use chess_core::Position;
-use cvm::{CollectOutput, Module, RuntimeError, Vm};
-use std::path::Path;
+use cvm::{CollectOutput, RuntimeError, Vm};
+use cvm_frontend::dialect::{Dialect, Input};
+use cvm_frontend::Loader;
+use std::path::{Path, PathBuf};
 
-/// The result of compiling one `.cheg` file.
-#[derive(Debug)]
-pub struct Compilation {
-    /// The checked program, when there were no errors.
-    pub program: Option<ast::Program>,
-    /// The CVM module, when there were no errors.
-    pub module: Option<Module>,
-    /// Every error and warning, in source order.
-    pub diagnostics: Vec<Diagnostic>,
-    /// The source, for rendering diagnostics and runtime errors.
-    pub sources: SourceMap,
+pub use cvm_frontend::dialect::{Compilation, CompileError};
+
+/// The CHEG dialect, as the registry of dialects and editors call it. Its
+/// compilations carry the checked [`ast::Program`] the runtime needs
+/// ([`checked`]).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Cheg;
+
+/// The CHEG dialect.
+pub static CHEG: Cheg = Cheg;
+
+/// The dialect's name.
+pub const NAME: &str = "cheg";
+
+impl Dialect for Cheg {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["cheg"]
+    }
+
+    /// CHEG has no `include`: only the input is read.
+    fn compile(&self, input: Input<'_>, loader: &dyn Loader, _: &[PathBuf]) -> Compilation {
+        match input {
+            Input::Text { name, text } => compile_str(name, text),
+            Input::File(path) => {
+                let name = path.display().to_string();
+                match loader.load(path) {
+                    Ok(text) => compile_str(&name, &text),
+                    Err(e) => Compilation::failed(
+                        NAME,
+                        Diagnostic::global_error(format!("cannot read {name}: {e}")),
+                    ),
+                }
+            }
+        }
+    }
 }
 
-impl Compilation {
-    /// True when a module was produced.
-    pub fn is_ok(&self) -> bool {
-        self.module.is_some()
-    }
-
-    /// The errors.
-    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.is_error())
-    }
-
-    /// All diagnostics rendered (`file:line:col: error: ...`, the line and
-    /// a caret).
-    pub fn render_diagnostics(&self) -> String {
-        cvm_frontend::render_all(&self.diagnostics, &self.sources)
-    }
-
-    /// A runtime error rendered with its source line.
-    pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
-        cvm_frontend::render_runtime_error(error, &self.sources)
-    }
+/// The checked program a CHEG compilation carries, when it compiled.
+pub fn checked(compilation: &Compilation) -> Option<&ast::Program> {
+    compilation.extra::<ast::Program>()
 }
 
 /// Compiles CHEG source held in memory; `name` is the file name used in
@@ -86,46 +97,22 @@ pub fn compile_str(name: &str, text: &str) -> Compilation {
     let program = parser::parse(file, text, &mut diagnostics);
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.lo, s.hi)));
     if diagnostics.iter().any(|d| d.is_error()) {
-        return Compilation {
-            program: None,
-            module: None,
-            diagnostics,
-            sources,
-        };
+        return Compilation::new(NAME, None, diagnostics, sources);
     }
     match codegen::generate(&program, name) {
-        Ok(module) => Compilation {
-            program: Some(program),
-            module: Some(module),
-            diagnostics,
-            sources,
-        },
+        Ok(code) => Compilation::new(NAME, Some(code), diagnostics, sources).with_extra(program),
         Err(e) => {
             diagnostics.push(Diagnostic::global_error(format!(
                 "code generation failed: {e}"
             )));
-            Compilation {
-                program: None,
-                module: None,
-                diagnostics,
-                sources,
-            }
+            Compilation::new(NAME, None, diagnostics, sources)
         }
     }
 }
 
 /// Compiles a `.cheg` file; an unreadable file is an error diagnostic.
 pub fn compile_file(path: &Path) -> Compilation {
-    let name = path.display().to_string();
-    match cvm_frontend::file::read_program(path) {
-        Ok(bytes) => compile_str(&name, &cvm_frontend::source::decode(bytes)),
-        Err(e) => Compilation {
-            program: None,
-            module: None,
-            diagnostics: vec![Diagnostic::global_error(format!("cannot read {name}: {e}"))],
-            sources: SourceMap::new(),
-        },
-    }
+    CHEG.compile(Input::File(path), &cvm_frontend::FsLoader, &[])
 }
 
 /// A run that stopped with a runtime error, and what it did before.

@@ -38,9 +38,8 @@ impl Host for Flat<'_> {
 fn compile(src: &str) -> (cheg::ast::Program, Program) {
     let c = cheg::compile_str("t.cheg", src);
     assert!(c.is_ok(), "compile errors:\n{}", c.render_diagnostics());
-    let module = c.module.clone().expect("module");
-    let program = Program::new(module).expect("verifies");
-    (c.program.expect("program"), program)
+    let checked = cheg::checked(&c).expect("program").clone();
+    (checked, c.program.expect("verifies"))
 }
 
 /// Runs `src` on `fen` with `fuel` on `backend`; `flat` charges one unit

@@ -738,13 +738,13 @@ fn a_run_under_a_plan_starts_at_its_tag_with_x() {
     // of tag P with plan variable 5.
     let src = prog("K,K", &["BREAK \"1", "LEAVE", "P:\tBREAK X,DEPTH", "LEAVE"]);
     let c = cheg::compile_str("t.cheg", &src);
-    let program = c.program.clone().expect("compiles");
+    let program = cheg::checked(&c).expect("compiles").clone();
     let tag = program
         .tags
         .iter()
         .position(|t| t.name == "P")
         .expect("tag P") as i32;
-    let verified = cvm::Program::new(c.module.clone().expect("module")).expect("verifies");
+    let verified = c.program.clone().expect("verifies");
     for backend in cvm::Backend::ALL {
         let prepared = jit::Prepared::new(verified.clone(), backend).expect("prepares");
         let mut vm = prepared.instance();

@@ -4,7 +4,7 @@
 
 use cheg::table::{Cond, Instr};
 use chess_core::Position;
-use cvm::{Limits, Program};
+use cvm::Limits;
 use proptest::prelude::*;
 
 fn words() -> Vec<String> {
@@ -72,10 +72,9 @@ fn words() -> Vec<String> {
 /// and the same error (kind, offset, position).
 fn differential(text: &str) {
     let c = cheg::compile_str("f.cheg", text);
-    let (Some(module), Some(program)) = (c.module.clone(), c.program.as_ref()) else {
+    let (Some(verified), Some(program)) = (c.program.clone(), cheg::checked(&c)) else {
         return;
     };
-    let verified = Program::new(module).expect("generated code verifies");
     for fen in [
         "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",
         "4k3/4p3/8/8/8/8/8/4K3 b - - 0 1",
@@ -101,10 +100,9 @@ fn differential(text: &str) {
 fn exercise(text: &str) {
     let c = cheg::compile_str("f.cheg", text);
     let _ = c.render_diagnostics();
-    let (Some(module), Some(program)) = (c.module.clone(), c.program.as_ref()) else {
+    let (Some(verified), Some(program)) = (c.program.clone(), cheg::checked(&c)) else {
         return;
     };
-    let verified = Program::new(module).expect("generated code verifies");
     let mut vm = cvm::Interpreter::new(&verified);
     vm.set_limits(Limits {
         fuel: Some(2_000),

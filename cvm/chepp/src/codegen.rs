@@ -28,10 +28,10 @@ use super::hir::*;
 use super::source::{SourceMap, Span};
 use cvm::builder::ModuleBuilder;
 use cvm::isa::Opcode;
-use cvm::module::{Module, MAX_FRAME_SLOTS};
+use cvm::module::MAX_FRAME_SLOTS;
 
 /// Generates the module. `None` when an error was reported.
-pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Option<Module> {
+pub fn generate(p: &Program, sources: &SourceMap, diags: &mut Diagnostics) -> Option<cvm::Program> {
     let mut b = ModuleBuilder::new();
     let internal = |e: &dyn std::fmt::Display| {
         Diagnostic::global_error(format!("internal compiler error: {e}"))

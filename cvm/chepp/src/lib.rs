@@ -1,7 +1,8 @@
 //! # The Che++ front end
 //!
 //! Compiles Che++, Chrilly Donninger's chess advice language, to a verified
-//! CVM [`Module`]. The pipeline reads top to bottom, one module per stage:
+//! CVM [`cvm::Program`] (unoptimized: [`cvm_frontend::dialect::compile`]
+//! adds the optimizer). The pipeline reads top to bottom, one module per stage:
 //!
 //! | stage | module |
 //! |-------|--------|
@@ -31,8 +32,7 @@
 //! end;
 //! ";
 //! let compiled = compile_str("fac.che", source, &CompileOptions::default());
-//! let module = compiled.module.expect("compiles");
-//! let program = Program::new(module).unwrap();
+//! let program = compiled.program.expect("compiles");
 //! let mut out = CollectOutput::default();
 //! Interpreter::new(&program).run_entry(&mut NoHost, &mut out).unwrap();
 //! assert_eq!(out.lines[0].to_string(), "120 0x00000078");
@@ -54,8 +54,9 @@ pub mod token;
 pub use diag::{render_runtime_error, Diagnostic, Severity};
 pub use source::{FsLoader, Loader, MemLoader, SourceMap, STDLIB_NAME, STDLIB_SOURCE};
 
-use cvm::module::Module;
-use cvm::runtime::RuntimeError;
+pub use cvm_frontend::dialect::{Compilation, CompileError};
+
+use cvm_frontend::dialect::{Dialect, Input};
 use std::path::{Path, PathBuf};
 
 /// Options of one compilation.
@@ -66,65 +67,39 @@ pub struct CompileOptions {
     pub include_dirs: Vec<PathBuf>,
 }
 
-/// The outcome of a compilation: the module when there was no error, every
-/// diagnostic, and the sources (to render diagnostics and runtime errors).
-#[derive(Clone, Debug)]
-pub struct Compilation {
-    /// The verified module, when no error was found.
-    pub module: Option<Module>,
-    /// Errors and warnings in the order found.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Every file read.
-    pub sources: SourceMap,
-}
+/// The Che++ dialect, as the registry of dialects and editors call it.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Chepp;
 
-impl Compilation {
-    /// True when a module was produced.
-    pub fn is_ok(&self) -> bool {
-        self.module.is_some()
+/// The Che++ dialect.
+pub static CHEPP: Chepp = Chepp;
+
+/// The dialect's name.
+pub const NAME: &str = "che++";
+
+impl Dialect for Chepp {
+    fn name(&self) -> &'static str {
+        NAME
     }
 
-    /// The errors.
-    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.is_error())
+    fn extensions(&self) -> &'static [&'static str] {
+        &["che"]
     }
 
-    /// The warnings.
-    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| !d.is_error())
-    }
-
-    /// Every diagnostic rendered with its source snippet.
-    pub fn render_diagnostics(&self) -> String {
-        diag::render_all(&self.diagnostics, &self.sources)
-    }
-
-    /// A runtime error of the compiled program, rendered with its source
-    /// line and caret.
-    pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
-        render_runtime_error(error, &self.sources)
-    }
-
-    /// The module, or the rendered diagnostics as an error.
-    pub fn into_result(self) -> Result<Module, CompileError> {
-        match self.module {
-            Some(m) => Ok(m),
-            None => Err(CompileError {
-                rendered: diag::render_all(&self.diagnostics, &self.sources),
-                diagnostics: self.diagnostics,
-            }),
+    fn compile(
+        &self,
+        input: Input<'_>,
+        loader: &dyn Loader,
+        include_dirs: &[PathBuf],
+    ) -> Compilation {
+        let options = CompileOptions {
+            include_dirs: include_dirs.to_vec(),
+        };
+        match input {
+            Input::File(path) => compile_with(loader, path, &options),
+            Input::Text { name, text } => from_text(loader, name, text, &options),
         }
     }
-}
-
-/// A failed compilation.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{rendered}")]
-pub struct CompileError {
-    /// The diagnostics.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Their rendering.
-    pub rendered: String,
 }
 
 /// Compiles the file at `path`, reading it and its includes from disk.
@@ -136,9 +111,18 @@ pub fn compile_file(path: &Path, options: &CompileOptions) -> Compilation {
 /// diagnostics and recorded in the line table, and its folder is searched
 /// first by `include`.
 pub fn compile_str(name: &str, source: &str, options: &CompileOptions) -> Compilation {
+    from_text(&FsLoader, name, source, options)
+}
+
+fn from_text(
+    loader: &dyn Loader,
+    name: &str,
+    source: &str,
+    options: &CompileOptions,
+) -> Compilation {
     let mut sources = SourceMap::new();
     let root = sources.add(name, Some(PathBuf::from(name)), source.to_string());
-    run(&FsLoader, sources, root, None, options)
+    run(loader, sources, root, None, options)
 }
 
 /// Compiles the file at `path`, reading every file through `loader`.
@@ -149,14 +133,10 @@ pub fn compile_with(loader: &dyn Loader, path: &Path, options: &CompileOptions) 
             let root = sources.add(&source::display_name(path), Some(path.to_path_buf()), text);
             run(loader, sources, root, Some(loader.identity(path)), options)
         }
-        Err(e) => Compilation {
-            module: None,
-            diagnostics: vec![Diagnostic::global_error(format!(
-                "cannot read `{}`: {e}",
-                path.display()
-            ))],
-            sources,
-        },
+        Err(e) => Compilation::failed(
+            NAME,
+            Diagnostic::global_error(format!("cannot read `{}`: {e}", path.display())),
+        ),
     }
 }
 
@@ -177,14 +157,10 @@ fn run(
         parser::parse_program(&mut ctx, root)
     };
     let hir = sema::check(&program, &sources, &mut diags);
-    let module = if diags.has_errors() {
+    let program = if diags.has_errors() {
         None
     } else {
         codegen::generate(&hir, &sources, &mut diags)
     };
-    Compilation {
-        module,
-        diagnostics: diags.into_vec(),
-        sources,
-    }
+    Compilation::new(NAME, program, diags.into_vec(), sources)
 }

@@ -61,19 +61,14 @@ struct Run {
 
 fn run_on(src: &str, placement: &str, fuel: Option<u64>) -> Result<Run, RuntimeError> {
     let c = compile_str("chess.che", src, &CompileOptions::default());
-    let module = c
-        .module
+    let program = c
+        .program
         .clone()
         .unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
-    run_module(module, placement, fuel)
+    run_module(program, placement, fuel)
 }
 
-fn run_module(
-    module: cvm::Module,
-    placement: &str,
-    fuel: Option<u64>,
-) -> Result<Run, RuntimeError> {
-    let program = Program::new(module).expect("verifies");
+fn run_module(program: Program, placement: &str, fuel: Option<u64>) -> Result<Run, RuntimeError> {
     let mut vm = Interpreter::new(&program);
     vm.set_limits(Limits {
         fuel,
@@ -264,14 +259,14 @@ end;";
 
 const COLLE: &str = "r1bqkb1r/pp3ppp/2n1pn2/2pp4/3P4/2PBPN2/PP3PPP/RNBQK2R";
 
-fn compile_example() -> cvm::Module {
+fn compile_example() -> Program {
     let c = compile_with(
         &examples::loader(),
         Path::new(examples::MAIN),
         &CompileOptions::default(),
     );
     assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
-    c.module.unwrap()
+    c.program.unwrap()
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! behind them.
 
 use chepp::{compile_file, compile_str, Compilation, CompileOptions};
-use cvm::{CollectOutput, Interpreter, NoHost, Program, Vm};
+use cvm::{CollectOutput, Interpreter, NoHost, Vm};
 use std::path::PathBuf;
 
 /// A fresh folder for files of one test.
@@ -18,11 +18,10 @@ fn folder(name: &str) -> PathBuf {
 
 /// Runs a compiled program's `main` and returns the lines written.
 fn run(c: &Compilation) -> Vec<String> {
-    let module = c
-        .module
+    let program = c
+        .program
         .clone()
         .unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
-    let program = Program::new(module).expect("compiler output verifies");
     let mut out = CollectOutput::default();
     Interpreter::new(&program)
         .run_entry(&mut NoHost, &mut out)
@@ -42,7 +41,7 @@ fn values(src: &str) -> Vec<i32> {
 /// The error messages (and where they point) of a program that must fail.
 fn errors(src: &str) -> Vec<String> {
     let c = compile_str("test.che", src, &CompileOptions::default());
-    assert!(c.module.is_none(), "expected errors, compiled fine");
+    assert!(c.program.is_none(), "expected errors, compiled fine");
     c.errors()
         .map(|d| match d.span {
             Some(span) => {
@@ -87,7 +86,7 @@ fn latin1_diagnostics_point_at_the_right_column() {
     let src = b"# \xC4rger\ntext t \"\xE4\xF6\xFC\" x;\nprocedure main() begin end;\n";
     std::fs::write(dir.join("bad.che"), src).unwrap();
     let c = compile_file(&dir.join("bad.che"), &CompileOptions::default());
-    assert!(c.module.is_none());
+    assert!(c.program.is_none());
     let first = c.errors().next().expect("an error");
     // `;` belongs right after the closing quote: 12 characters precede it.
     let (line, col) = c.sources.line_col(first.span.expect("a place"));
@@ -166,7 +165,7 @@ fn chains_of_any_length_compile_and_compute() {
         chain("1", "+1", 5_000)
     );
     let c = compile_str("div.che", &src, &CompileOptions::default());
-    let program = Program::new(c.module.clone().expect("compiles")).unwrap();
+    let program = c.program.clone().expect("compiles");
     let err = Interpreter::new(&program)
         .run_entry(&mut NoHost, &mut CollectOutput::default())
         .expect_err("division by zero");
@@ -213,7 +212,7 @@ fn long_chain_through_the_optimizer() {
         chain("x", "+x*3-1", 10_000)
     );
     let c = compile_str("opt.che", &src, &CompileOptions::default());
-    let program = Program::new(c.module.clone().expect("compiles")).unwrap();
+    let program = c.program.clone().expect("compiles");
     let (optimized, _) = cvm::opt::optimize(&program);
     let mut out = CollectOutput::default();
     Interpreter::new(&optimized)

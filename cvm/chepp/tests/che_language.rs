@@ -5,7 +5,7 @@
 
 use chepp::{compile_str, compile_with, CompileOptions, MemLoader};
 use cvm::Vm;
-use cvm::{CollectOutput, Interpreter, NoHost, Program, RuntimeError};
+use cvm::{CollectOutput, Interpreter, NoHost, RuntimeError};
 use std::path::Path;
 
 /// Compiles `src` (panicking with the rendered diagnostics on failure) and
@@ -16,11 +16,10 @@ fn run(src: &str) -> Vec<String> {
 
 fn try_run(src: &str) -> Result<Vec<String>, RuntimeError> {
     let c = compile_str("test.che", src, &CompileOptions::default());
-    let module = c
-        .module
+    let program = c
+        .program
         .clone()
         .unwrap_or_else(|| panic!("compile errors:\n{}", c.render_diagnostics()));
-    let program = Program::new(module).expect("compiler output verifies");
     let mut out = CollectOutput::default();
     Interpreter::new(&program).run_entry(&mut NoHost, &mut out)?;
     Ok(out.lines.iter().map(|l| l.to_string()).collect())
@@ -36,7 +35,7 @@ fn values(src: &str) -> Vec<i32> {
 
 fn errors(src: &str) -> Vec<String> {
     let c = compile_str("test.che", src, &CompileOptions::default());
-    assert!(c.module.is_none(), "expected errors, compiled fine");
+    assert!(c.program.is_none(), "expected errors, compiled fine");
     c.errors().map(|d| d.message.clone()).collect()
 }
 
@@ -418,7 +417,7 @@ begin
   write BothColorPwns[17];
 end;";
     let c = compile_str("test.che", src, &CompileOptions::default());
-    let m = c.module.clone().expect("compiles");
+    let m = c.program.clone().expect("compiles").into_module();
     let l = m.lists.iter().find(|l| l.name == "BothColorPwns").unwrap();
     assert_eq!(l.capacity, 16);
     // 16 elements plus the end-marker slot: index 16 reads -1, index 17
@@ -460,8 +459,9 @@ begin
 end;";
     assert_eq!(values(src), vec![2, 0, 2, 2, 0, 3, -1, -1, -1]);
     let m = compile_str("t.che", src, &CompileOptions::default())
-        .module
-        .unwrap();
+        .program
+        .unwrap()
+        .into_module();
     let cap = |n: &str| m.lists.iter().find(|l| l.name == n).unwrap().capacity;
     assert_eq!(
         [
@@ -753,7 +753,7 @@ begin
   return n * 10;
 end;";
     let c = compile_str("t.che", src, &CompileOptions::default());
-    let program = Program::new(c.module.unwrap()).unwrap();
+    let program = c.program.unwrap();
     let mut out = CollectOutput::default();
     let r = Interpreter::new(&program)
         .run_entry(&mut NoHost, &mut out)
@@ -845,11 +845,10 @@ fn includes_search_own_folder_then_include_dirs_then_stdlib() {
         include_dirs: vec!["inc".into()],
     };
     let c = compile_with(&loader, Path::new("prog/main.che"), &options);
-    let m = c
-        .module
+    let program = c
+        .program
         .clone()
         .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
-    let program = Program::new(m).unwrap();
     let mut out = CollectOutput::default();
     Interpreter::new(&program)
         .run_entry(&mut NoHost, &mut out)

@@ -18,13 +18,13 @@
 //! f.emit(Opcode::RetV, &[]);
 //! f.finish().unwrap();
 //! b.set_entry(main);
-//! let module = b.finish().unwrap();
-//! assert_eq!(module.functions[0].max_stack, 2);
+//! let program = b.finish().unwrap();
+//! assert_eq!(program.module().functions[0].max_stack, 2);
 //! ```
 
 use crate::isa::{Instr, Opcode, OperandKind};
 use crate::module::{Function, Global, LineEntry, ListDef, Module, TextDef};
-use crate::verify::{analyze, VerifyError};
+use crate::verify::{Program, VerifyError};
 use std::collections::HashMap;
 
 /// A label inside one function body.
@@ -200,9 +200,9 @@ impl ModuleBuilder {
         .reset()
     }
 
-    /// Lays out the code, resolves targets, computes stack maxima and checks
-    /// the result with the verifier.
-    pub fn finish(mut self) -> Result<Module, BuildError> {
+    /// Lays out the code, resolves targets and verifies the result, which
+    /// computes each function's stack maximum: the verified program.
+    pub fn finish(mut self) -> Result<Program, BuildError> {
         let mut code = Vec::new();
         let mut entries = Vec::new();
         for (f, body) in self.module.functions.iter_mut().zip(&self.bodies) {
@@ -230,12 +230,7 @@ impl ModuleBuilder {
         }
         self.module.code = code;
         self.module.lines.entries = entries;
-        self.module.check_tables().map_err(VerifyError::from)?;
-        for i in 0..self.module.functions.len() {
-            let info = analyze(&self.module, i as u32, false)?;
-            self.module.functions[i].max_stack = info.max_depth;
-        }
-        Ok(self.module)
+        Ok(Program::sized(self.module)?)
     }
 }
 

@@ -14,15 +14,14 @@
 //! charge `c` pays for fewer than `K × c`), whatever the shape of its code.
 //!
 //! The charges are static: they depend on the code only, never on values,
-//! and are computed once per function when a backend prepares a program.
+//! and are computed once per function when a backend prepares a program
+//! (`FunctionInfo::call_fuel`, `FunctionInfo::jump_fuel` and
+//! `Program::charge_entry` apply these rules to verified code).
+//! This module holds the rules and depends on nothing else in the crate.
 //!
 //! Output is charged too, so that a runaway loop that prints is bounded in
 //! what it prints as well as in time: a `write` charges [`WRITE_FUEL`] and
 //! a `textout` [`text_fuel`] of its text's length.
-
-use crate::runtime::{RuntimeError, TrapKind};
-use crate::verify::FunctionInfo;
-use crate::Program;
 
 /// `K`: the instructions one unit of fuel pays for at a call or backward
 /// jump, a power of two. Chosen by measurement (`benches/src/bin/fuelrate.rs`,
@@ -77,93 +76,4 @@ pub fn charge_host(left: u64, reported: Option<u64>) -> Result<u64, u64> {
 /// `1 + ⌊instructions / K⌋`.
 pub fn length_charge(instructions: u64) -> u64 {
     1 + instructions / INSTRUCTIONS_PER_UNIT
-}
-
-impl FunctionInfo {
-    /// Fuel a call of this function charges (and its entry when the
-    /// embedder calls it): [`length_charge`] of its instruction count.
-    pub fn call_fuel(&self) -> u64 {
-        length_charge(self.instrs.len() as u64)
-    }
-
-    /// Fuel a taken jump from the instruction at code offset `at` to
-    /// `target` charges: nothing when the target is after the jump, else
-    /// [`length_charge`] of the instructions from the target to the jump,
-    /// both included.
-    pub fn jump_fuel(&self, at: u32, target: u32) -> u64 {
-        if target > at {
-            return 0;
-        }
-        let first = self.instrs.partition_point(|i| i.offset < target);
-        let past = self.instrs.partition_point(|i| i.offset <= at);
-        length_charge(past.saturating_sub(first) as u64)
-    }
-}
-
-/// Charges the entry of function `func` (which must exist) from `limit`,
-/// as both backends do before they run it: the fuel left for the run, or
-/// the out-of-fuel error at the function's first instruction when the
-/// limit cannot pay for the entry (nothing is spent then).
-pub fn charge_entry(program: &Program, func: u32, limit: u64) -> Result<u64, RuntimeError> {
-    let module = program.module();
-    let cost = program.function_info(func).call_fuel();
-    match limit.checked_sub(cost) {
-        Some(left) => Ok(left),
-        None => {
-            let start = module.functions.get(func as usize).map_or(0, |f| f.start);
-            Err(RuntimeError::new(TrapKind::OutOfFuel, start, module))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::asm;
-
-    fn program(text: &str) -> Program {
-        Program::new(asm::assemble(text).expect("assembles")).expect("verifies")
-    }
-
-    #[test]
-    fn call_fuel_counts_instructions_not_words() {
-        // 17 instructions (`jmp` is two words): 1 + 17 / 8 = 3.
-        let body = "    push 1\n    pop\n".repeat(8);
-        let p = program(&format!(
-            ".func main params 0 lists 0 locals 0 stack 1 proc\n{body}    ret\n.end\n"
-        ));
-        assert_eq!(p.function_info(0).instrs.len(), 17);
-        assert_eq!(p.function_info(0).call_fuel(), 3);
-        let p = program(".func main params 0 lists 0 locals 0 stack 0 proc\n    ret\n.end\n");
-        assert_eq!(p.function_info(0).call_fuel(), 1);
-    }
-
-    #[test]
-    fn jump_fuel_counts_the_span_both_ends_included() {
-        // L is the second instruction, the `jmp` the twelfth: a span of 11.
-        let body = "    push 1\n    pop\n".repeat(4);
-        let p = program(&format!(
-            ".func main params 0 lists 0 locals 0 stack 1 proc\n    push 0\nL:\n    pop\n{body}    push 0\n    jmp L\n    ret\n.end\n"
-        ));
-        let info = p.function_info(0);
-        let jmp = info.instrs[11].offset;
-        let l = info.instrs[1].offset;
-        assert_eq!(info.jump_fuel(jmp, l), 2);
-        // A jump to itself spans one instruction; a forward one is free.
-        assert_eq!(info.jump_fuel(jmp, jmp), 1);
-        assert_eq!(info.jump_fuel(l, jmp), 0);
-    }
-
-    #[test]
-    fn an_entry_that_cannot_be_paid_fails_at_the_first_instruction() {
-        let body = "    nop\n".repeat(16);
-        let p = program(&format!(
-            ".func main params 0 lists 0 locals 0 stack 0 proc\n{body}    ret\n.end\n"
-        ));
-        assert_eq!(charge_entry(&p, 0, 5), Ok(2));
-        assert_eq!(charge_entry(&p, 0, 3), Ok(0));
-        let e = charge_entry(&p, 0, 2).expect_err("3 units needed");
-        assert_eq!(e.kind, TrapKind::OutOfFuel);
-        assert_eq!(e.offset, p.module().functions[0].start);
-    }
 }

@@ -10,8 +10,7 @@
 
 use crate::isa::Ty;
 use crate::natives as calls;
-use crate::runtime::{Host, Memory, Output, TrapKind, LIST_END};
-use cvm_chess::advice_table::AdviceTable;
+use crate::runtime::{Host, Memory, TrapKind, LIST_END};
 use cvm_chess::board::kind;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::{self, Mode};
@@ -81,17 +80,7 @@ pub enum ElemKind {
     SquareColour,
 }
 
-/// The state an intrinsic may read and change.
-pub struct Ctx<'a> {
-    /// Globals and lists of the running instance.
-    pub memory: &'a mut Memory,
-    /// Where output goes.
-    pub output: &'a mut dyn Output,
-    /// The embedder.
-    pub host: &'a mut dyn Host,
-    /// The advice table the advice functions write.
-    pub advice: &'a mut AdviceTable,
-}
+pub use crate::runtime::Ctx;
 
 /// The Rust implementation of an intrinsic: gets the arguments (list
 /// arguments as list indices, valid by verification) and returns the result

@@ -27,9 +27,11 @@
 //! | run-time state, output, host, errors | [`runtime`] |
 //! | intrinsic functions (one table) | [`intrinsics`] |
 //! | optimization (CVM in, CVM out) | [`opt`] |
-//! | the VM interface and the backend choice | [`vm`] |
+//! | the VM interface and the backend choice | [`Vm`], [`Backend`] |
 //! | interpretation | [`interp`] |
-//! | facts about lists, shared with backends | [`analysis`] |
+//! | facts about lists, shared with backends | [`list_facts`] |
+//! | the interpreter's call-dispatch hook for a tiered backend | [`dispatch`] |
+//! | fuel rules shared by every backend | [`fuel`] |
 //!
 //! ## Example
 //! Load bytes, verify, run a function with arguments, read the result:
@@ -70,7 +72,7 @@
 
 #![deny(missing_docs)]
 
-pub mod analysis;
+mod analysis;
 pub mod asm;
 pub mod binary;
 pub mod builder;
@@ -84,10 +86,11 @@ mod natives;
 pub mod opt;
 pub mod runtime;
 pub mod verify;
-pub mod vm;
+mod vm;
 
 pub use cvm_chess::{AdviceTable, BoardView};
 
+pub use analysis::{list_facts, ListFacts};
 pub use interp::Interpreter;
 pub use module::Module;
 pub use runtime::{
@@ -95,7 +98,7 @@ pub use runtime::{
     Output, OutputLine, RuntimeError, TrapKind, WriterOutput,
 };
 pub use verify::{Program, VerifyError};
-pub use vm::{Backend, Vm};
+pub use vm::{Backend, UnknownBackend, Vm};
 
 /// Why `.cmp` bytes could not be turned into a runnable program.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

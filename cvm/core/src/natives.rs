@@ -19,8 +19,7 @@
 //!   [`TrapKind::ListOverflow`] (nothing is written); invalid parameters
 //!   give the empty list and 0.
 
-use crate::intrinsics::Ctx;
-use crate::runtime::{Memory, TrapKind, LIST_END};
+use crate::runtime::{Ctx, Memory, TrapKind, LIST_END};
 use cvm_chess::advice as advise;
 use cvm_chess::board::BoardView;
 use cvm_chess::{lit, pattern, sets, style};

@@ -491,3 +491,15 @@ pub mod arith {
         }
     }
 }
+
+/// The state an intrinsic may read and change (`cvm::intrinsics::Ctx`).
+pub struct Ctx<'a> {
+    /// Globals and lists of the running instance.
+    pub memory: &'a mut Memory,
+    /// Where output goes.
+    pub output: &'a mut dyn Output,
+    /// The embedder.
+    pub host: &'a mut dyn Host,
+    /// The advice table the advice functions write.
+    pub advice: &'a mut cvm_chess::advice_table::AdviceTable,
+}

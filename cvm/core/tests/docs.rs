@@ -1,7 +1,7 @@
 //! The opcode reference and the intrinsics' fuel table in `docs/cvm.md` are
 //! generated from the instruction table and the intrinsic table; this test
 //! fails when they differ. Regenerate with
-//! `UPDATE_DOCS=1 cargo test -p cvm --test docs`.
+//! `UPDATE_DOCS=1 cargo test -p che-cvm --test docs`.
 
 fn check_section(name: &str, generated: String) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cvm.md");
@@ -15,7 +15,7 @@ fn check_section(name: &str, generated: String) {
             let updated = format!("{}{}{}", &doc[..start], generated, &doc[stop..]);
             std::fs::write(&path, updated).expect("writable");
         } else {
-            panic!("docs/cvm.md's {name} table is stale: run UPDATE_DOCS=1 cargo test -p cvm --test docs");
+            panic!("docs/cvm.md's {name} table is stale: run UPDATE_DOCS=1 cargo test -p che-cvm --test docs");
         }
     }
 }

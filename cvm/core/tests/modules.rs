@@ -609,14 +609,14 @@ fn builder_relocates_targets_and_computes_stack() {
     f.emit(Opcode::RetV, &[]);
     f.finish().expect("labels");
     b.set_entry(main);
-    let m = b.finish().expect("builds");
+    let p = b.finish().expect("builds");
+    let m = p.module();
     assert_eq!(m.functions[1].max_stack, 2);
     assert_eq!(m.functions[1].start, 3);
     // The jmp's target is relocated to the absolute start of main.
     let jmp = Instr::decode(&m.code, 3 + 2 + 3 + 2).expect("decodes");
     assert_eq!(jmp.opcode, Opcode::Jmp);
     assert_eq!(jmp.operands[0], 3);
-    let p = Program::new(m).expect("verifies");
     let mut vm = cvm::Interpreter::new(&p);
     let r = vm
         .run_entry(&mut cvm::NoHost, &mut cvm::NullOutput)

@@ -5,10 +5,13 @@
 //! (`cheg`). They read sources and report problems the same way, and this
 //! crate is that one way:
 //!
+//! - [`dialect`]: the one interface of a front end ([`Dialect`]: a file or
+//!   text to a [`Compilation`], a verified program with its diagnostics and
+//!   sources) and [`dialect::compile`], which adds the optimizer;
 //! - [`source`]: the source map, spans, loaders (disk and memory) and the
 //!   decoding of source bytes (UTF-8, else Latin-1; a byte-order mark is
 //!   dropped);
-//! - [`file`]: reading a file a user named: special files refused, a size
+//! - [`file`](mod@file): reading a file a user named: special files refused, a size
 //!   limit;
 //! - [`diag`]: diagnostics (`file:line:col: error: message`, the line with a
 //!   caret, notes), and runtime errors rendered the same way from a
@@ -25,8 +28,10 @@
 //! ```
 
 pub mod diag;
+pub mod dialect;
 pub mod file;
 pub mod source;
 
 pub use diag::{render_all, render_runtime_error, Diagnostic, Diagnostics, Severity};
+pub use dialect::{Compilation, CompileError, Dialect, Input, Options};
 pub use source::{decode, FileId, FsLoader, Loader, MemLoader, SourceMap, Span};

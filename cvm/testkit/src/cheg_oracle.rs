@@ -73,11 +73,9 @@ pub fn optimizer_difference(plain: &Outcome, optimized: &Outcome) -> Option<Stri
 /// does not compile (the generator may make one).
 pub fn check(text: &str) -> Result<(), String> {
     let c = cheg::compile_str("gen.cheg", text);
-    let (Some(module), Some(program)) = (c.module.clone(), c.program.as_ref()) else {
+    let (Some(plain), Some(program)) = (c.program.clone(), cheg::checked(&c)) else {
         return Ok(());
     };
-    let plain = cvm::Program::new(module)
-        .map_err(|e| format!("CHEG compiler output does not verify: {e}\n{text}"))?;
     let optimized = cvm::opt::optimize(&plain).0;
     for fen in FENS {
         let position = chess_core::Position::from_fen(fen).map_err(|e| e.to_string())?;

@@ -11,7 +11,7 @@
 //! also keep fuel's promise: fewer executed instructions than
 //! [`cvm::fuel::INSTRUCTIONS_PER_UNIT`] times the fuel spent
 //! ([`check_fuel_bound`]).
-//! This module runs a program on any number of [`Engine`]s under one
+//! This module runs a program on any number of backends under one
 //! [`Scenario`] (limits, a position, which function to call and how often)
 //! and says how the observations differ. Backends are named by
 //! [`Backend`] and observed through the one VM interface, [`Vm`].

@@ -28,8 +28,8 @@ fn plain_and_optimized(
     cvm_testkit::cheg_oracle::Outcome,
 ) {
     let c = cheg::compile_str("gen.cheg", text);
-    let program = c.program.clone().expect("compiles");
-    let plain = cvm::Program::new(c.module.clone().expect("module")).expect("verifies");
+    let program = cheg::checked(&c).expect("compiles").clone();
+    let plain = c.program.clone().expect("verifies");
     let optimized = cvm::opt::optimize(&plain).0;
     let position = chess_core::Position::from_fen(FENS[0]).expect("fen");
     let run = |p: &cvm::Program| {

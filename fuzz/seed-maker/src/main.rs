@@ -130,8 +130,8 @@ fn modules(root: &Path, che: &[(String, PathBuf)]) -> Result<Seeds, Box<dyn std:
         out.push((format!("{name}.cmp"), cvm::binary::write(&module)));
     }
     for (name, path) in che {
-        if let Ok(module) = compile_file(path, &CompileOptions::default()).into_result() {
-            out.push((format!("{name}.cmp"), cvm::binary::write(&module)));
+        if let Ok(program) = compile_file(path, &CompileOptions::default()).into_result() {
+            out.push((format!("{name}.cmp"), cvm::binary::write(program.module())));
         }
     }
     for (name, bytes) in generator_seeds().iter().step_by(3) {

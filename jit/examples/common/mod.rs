@@ -12,14 +12,13 @@ pub fn is_asm(path: &Path) -> bool {
 /// Assembles a `.asm` file or compiles a Che++ file, verifies it, and runs
 /// it through the loophole optimizer when `optimize`.
 pub fn load(path: &Path, optimize: bool) -> Result<Program, String> {
-    let module = if is_asm(path) {
+    let program = if is_asm(path) {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        asm::assemble(&text).map_err(|e| e.to_string())?
+        Program::new(asm::assemble(&text).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?
     } else {
         let c = compile_file(path, &CompileOptions::default());
-        c.module.clone().ok_or_else(|| c.render_diagnostics())?
+        c.program.clone().ok_or_else(|| c.render_diagnostics())?
     };
-    let program = Program::new(module).map_err(|e| e.to_string())?;
     Ok(if optimize {
         cvm::opt::optimize(&program).0
     } else {

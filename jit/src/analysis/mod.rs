@@ -6,7 +6,7 @@
 //!
 //! | module | facts |
 //! |--------|-------|
-//! | [`cvm::analysis`] (re-exported) | which lists are constant (the optimizer needs them too) |
+//! | [`cvm::list_facts`] (re-exported) | which lists are constant (the optimizer needs them too) |
 //! | [`constant_elements`] | the distinct elements of each constant list |
 //! | [`depth`] | the deepest call nesting reachable from each function, and which functions are recursive |
 //! | [`loops`] | counted loops: bounded trip count, what the guard proves |
@@ -19,7 +19,7 @@ pub(crate) mod depth;
 pub(crate) mod loops;
 pub(crate) mod splice;
 
-pub(crate) use cvm::analysis::{list_facts, ListFacts};
+pub(crate) use cvm::{list_facts, ListFacts};
 pub(crate) use depth::{call_graph, depth_bounds, recursive};
 
 use cvm::Memory;

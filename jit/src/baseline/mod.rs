@@ -21,8 +21,8 @@
 //!   eight-byte slot each; the value comes back in `eax`, the fuel or a
 //!   negative status in `rdx`);
 //! - errors record their kind, the CVM code offset, the payload and the
-//!   fuel left in the [`Context`](crate::context) and return
-//!   [`STATUS_TRAP`]; `halt` returns [`STATUS_HALT`]; a callee's negative
+//!   fuel left in the `Context` and return
+//!   `STATUS_TRAP`; `halt` returns `STATUS_HALT`; a callee's negative
 //!   status is returned on at once;
 //! - fuel and depth are checked where the interpreter checks them: depth
 //!   then fuel at a call and at `enter`/`enter.f`, fuel at every taken jump

@@ -1,10 +1,10 @@
 //! The baseline code generator for x86-64 (see the module above): one
 //! template per CVM instruction, assembled with `dynasmrt`.
 
-use crate::compile::{Checks, ShimIds, FRAME_SETUP};
 use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::define::Compiled;
 use crate::error::JitError;
+use crate::shared::{Checks, ShimIds, FRAME_SETUP};
 use cranelift_codegen::binemit::Reloc;
 use cranelift_module::{FuncId, ModuleReloc, ModuleRelocTarget};
 use cvm::intrinsics::INTRINSICS;

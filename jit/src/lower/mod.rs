@@ -55,9 +55,9 @@ use std::collections::HashMap;
 
 use counted::Fast;
 
-/// The pointer type (the JIT runs on 64-bit hosts only; checked at
-/// compile time).
-pub(crate) const PTR: Type = types::I64;
+/// The pointer type (the JIT runs on 64-bit hosts only; checked when the
+/// instruction set is made).
+pub(crate) use crate::shared::PTR;
 
 /// Memory flags for accesses the lowering has proved in bounds.
 fn trusted() -> MemFlagsData {
@@ -140,7 +140,7 @@ pub(crate) struct Env<'a> {
     /// Which calls are spliced ([`crate::analysis::splice`]).
     pub splices: &'a Splices,
     /// The inline checks to emit (all but in a measurement build).
-    pub checks: crate::compile::Checks,
+    pub checks: crate::shared::Checks,
 }
 
 /// One block per leader of a function: the first instruction, every jump

@@ -80,9 +80,7 @@ pub fn bundled_program() -> Program {
         std::path::Path::new(chepp::examples::MAIN),
         &chepp::CompileOptions::default(),
     );
-    let module = c
-        .module
+    c.program
         .clone()
-        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
-    Program::new(module).expect("verifies")
+        .unwrap_or_else(|| panic!("{}", c.render_diagnostics()))
 }

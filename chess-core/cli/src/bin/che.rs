@@ -44,7 +44,7 @@
 use che_cli::advice_json::advice_json;
 use che_cli::cheg_cmd;
 use che_engine::host::AdviceHost;
-use chepp::{self, CompileOptions};
+use che_pipeline::{Input, ModuleError, ModuleFile, ModuleKind, Options};
 use chess_core::{Position, STARTPOS_FEN};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -53,6 +53,7 @@ use cvm::{
     WriterOutput,
 };
 use cvm_chess::advice_table::AdviceTable;
+use cvm_frontend::{FsLoader, SourceMap};
 use jit::Prepared;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -155,7 +156,7 @@ struct Includes {
     dialect: Option<Dialect>,
 }
 
-/// The source languages.
+/// The source languages `--dialect` takes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum Dialect {
     /// Che++ (Nimzo 8 and later).
@@ -164,6 +165,16 @@ enum Dialect {
     /// Che as shipped with Nimzo 3 (1996).
     #[value(name = "che3")]
     Che3,
+}
+
+impl Dialect {
+    /// The front end of the dialect.
+    fn front_end(self) -> &'static dyn che_pipeline::Dialect {
+        match self {
+            Dialect::Chepp => &chepp::CHEPP,
+            Dialect::Che3 => &che3::CHE3,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -250,20 +261,37 @@ fn fail(message: impl std::fmt::Display) -> Failed {
     COMPILE_ERROR
 }
 
-/// The sources a program was compiled from, in its front end's form.
-enum Sources {
-    Chepp(chepp::SourceMap),
-    Che3(che3::SourceMap),
+/// A loaded program: source compiled through the one front-end interface,
+/// or a module file.
+enum Loaded {
+    /// Source that compiled: its program (optimized unless `--no-opt`)
+    /// and the files it was read from, for error messages.
+    Compiled {
+        /// The verified program.
+        program: Program,
+        /// The sources.
+        sources: SourceMap,
+    },
+    /// A `.cmp` or `.asm` file, as it is.
+    Module(ModuleFile),
 }
 
-/// A loaded program and the sources it came from (for error messages).
-struct Loaded {
-    module: Module,
-    sources: Option<Sources>,
-}
+impl Loaded {
+    /// The module.
+    fn module(&self) -> &Module {
+        match self {
+            Loaded::Compiled { program, .. } => program.module(),
+            Loaded::Module(m) => m.module(),
+        }
+    }
 
-fn extension(path: &Path) -> &str {
-    path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    /// The sources, for compiled source.
+    fn sources(&self) -> Option<&SourceMap> {
+        match self {
+            Loaded::Compiled { sources, .. } => Some(sources),
+            Loaded::Module(_) => None,
+        }
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, Failed> {
@@ -271,61 +299,25 @@ fn read(path: &Path) -> Result<Vec<u8>, Failed> {
         .map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
 }
 
-/// The dialect a source file is read in: the flag, else its extension.
-fn dialect_of(path: &Path, includes: &Includes) -> Dialect {
-    match includes.dialect {
-        Some(d) => d,
-        None if che3::is_che3_path(path) => Dialect::Che3,
-        None => Dialect::Chepp,
-    }
-}
-
+/// Compiles `path` through the one front-end interface, in the dialect
+/// `--dialect` names, else the one its extension names.
 fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
-    if includes.dialect.is_none() && cheg_cmd::is_cheg(path) {
-        return match cheg_cmd::compile(path, includes.no_opt) {
-            Ok(c) => {
-                to_stderr(&c.warnings);
-                Ok(Loaded {
-                    module: c.module,
-                    sources: None,
-                })
-            }
-            Err(e) => {
-                to_stderr(&e.to_string());
-                Err(COMPILE_ERROR)
-            }
-        };
-    }
-    let (module, sources, errors) = match dialect_of(path, includes) {
-        Dialect::Chepp => {
-            let options = CompileOptions {
-                include_dirs: includes.dirs.clone(),
-            };
-            let compiled = chepp::compile_file(path, &options);
-            to_stderr(&compiled.render_diagnostics());
-            let errors = compiled.errors().count();
-            (compiled.module, Sources::Chepp(compiled.sources), errors)
-        }
-        Dialect::Che3 => {
-            let options = che3::CompileOptions {
-                include_dirs: includes.dirs.clone(),
-            };
-            let compiled = che3::compile_file(path, &options);
-            to_stderr(&compiled.render_diagnostics());
-            let errors = compiled.errors().count();
-            (compiled.module, Sources::Che3(compiled.sources), errors)
-        }
+    let dialect = match includes.dialect {
+        Some(d) => d.front_end(),
+        None => che_pipeline::by_path(path),
     };
-    match module {
-        Some(module) => Ok(Loaded {
-            module: if includes.no_opt {
-                module
-            } else {
-                optimized(module)?
-            },
-            sources: Some(sources),
+    let options = Options {
+        include_dirs: includes.dirs.clone(),
+        optimize: !includes.no_opt,
+    };
+    let compiled = che_pipeline::compile(dialect, Input::File(path), &FsLoader, &options);
+    to_stderr(&compiled.render_diagnostics());
+    match compiled.program {
+        Some(program) => Ok(Loaded::Compiled {
+            program,
+            sources: compiled.sources,
         }),
-        None => Err(compile_failed(errors, path)),
+        None => Err(compile_failed(compiled.errors().count(), path)),
     }
 }
 
@@ -341,7 +333,7 @@ fn compile_failed(n: usize, path: &Path) -> Failed {
 
 /// `che convert`: the Che program at `path` as Che++, and the files it was
 /// read from.
-fn convert(path: &Path, includes: &Includes) -> Result<(String, che3::SourceMap), Failed> {
+fn convert(path: &Path, includes: &Includes) -> Result<(String, SourceMap), Failed> {
     if includes.dialect == Some(Dialect::Chepp) {
         return Err(fail(
             "convert reads Che (Nimzo 3) programs; --dialect che++ does not apply",
@@ -359,38 +351,21 @@ fn convert(path: &Path, includes: &Includes) -> Result<(String, che3::SourceMap)
     }
 }
 
-/// Runs the loophole optimizer over a freshly compiled module.
-fn optimized(module: Module) -> Result<Module, Failed> {
-    let program = Program::new(module).map_err(|e| fail(format!("invalid module: {e}")))?;
-    Ok(cvm::opt::optimize(&program).0.into_module())
-}
-
 fn load(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
     if includes.dialect.is_some() {
         return compile(path, includes);
     }
-    match extension(path) {
-        "cmp" => {
-            let bytes = read(path)?;
-            let program =
-                cvm::load(&bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-            Ok(Loaded {
-                module: program.into_module(),
-                sources: None,
-            })
-        }
-        "asm" => {
-            let bytes = read(path)?;
-            let text = String::from_utf8_lossy(&bytes);
-            let module =
-                asm::assemble(&text).map_err(|e| fail(format!("{}:{e}", path.display())))?;
-            Ok(Loaded {
-                module,
-                sources: None,
-            })
-        }
-        _ => compile(path, includes),
-    }
+    let Some(kind) = ModuleKind::of(path) else {
+        return compile(path, includes);
+    };
+    let shown = path.display();
+    che_pipeline::read_module(path, kind)
+        .map(Loaded::Module)
+        .map_err(|e| match e {
+            ModuleError::Read(e) => fail(format!("cannot read {shown}: {e}")),
+            ModuleError::Cmp(e) => fail(format!("{shown}: {e}")),
+            ModuleError::Asm(e) => fail(format!("{shown}:{e}")),
+        })
 }
 
 /// Refuses an output path that names the same file as one of the inputs
@@ -413,12 +388,10 @@ fn refuse_overwrite<'a>(
 
 /// The files a program was read from: the file named and, for source, every
 /// file it included.
-fn input_files<'a>(file: &'a Path, sources: Option<&'a Sources>) -> Vec<&'a Path> {
+fn input_files<'a>(file: &'a Path, sources: Option<&'a SourceMap>) -> Vec<&'a Path> {
     let mut files = vec![file];
-    match sources {
-        Some(Sources::Chepp(s)) => files.extend(s.files().iter().filter_map(|f| f.path.as_deref())),
-        Some(Sources::Che3(s)) => files.extend(s.files().iter().filter_map(|f| f.path.as_deref())),
-        None => {}
+    if let Some(s) = sources {
+        files.extend(s.files().iter().filter_map(|f| f.path.as_deref()));
     }
     files
 }
@@ -427,17 +400,24 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failed> {
     std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
 }
 
-fn verify(loaded: Loaded) -> Result<(Program, Option<Sources>), Failed> {
-    let program = Program::new(loaded.module).map_err(|e| fail(format!("invalid module: {e}")))?;
-    Ok((program, loaded.sources))
+/// The verified program and, for source, the files it was read from: a
+/// compiled or loaded program is verified already; an assembled one is
+/// verified here.
+fn verify(loaded: Loaded) -> Result<(Program, Option<SourceMap>), Failed> {
+    match loaded {
+        Loaded::Compiled { program, sources } => Ok((program, Some(sources))),
+        Loaded::Module(m) => m
+            .verify()
+            .map(|p| (p, None))
+            .map_err(|e| fail(format!("invalid module: {e}"))),
+    }
 }
 
 /// Renders a runtime error with its source line: from the compilation's
 /// sources, or else from the file the line table names, if readable.
-fn report_runtime(error: &RuntimeError, sources: Option<&Sources>) {
+fn report_runtime(error: &RuntimeError, sources: Option<&SourceMap>) {
     let text = match (sources, &error.pos) {
-        (Some(Sources::Chepp(s)), _) => chepp::render_runtime_error(error, s),
-        (Some(Sources::Che3(s)), _) => che3::render_runtime_error(error, s),
+        (Some(s), _) => cvm_frontend::render_runtime_error(error, s),
         (None, Some(pos)) => {
             let mut s = chepp::SourceMap::new();
             if let Ok(bytes) = cvm_frontend::file::read_program(Path::new(&pos.file)) {
@@ -535,8 +515,8 @@ fn run(command: Command) -> Result<(), Failed> {
         } => {
             let loaded = compile(&file, &includes)?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
-            refuse_overwrite(&out, input_files(&file, loaded.sources.as_ref()))?;
-            write_file(&out, &binary::write(&loaded.module))
+            refuse_overwrite(&out, input_files(&file, loaded.sources()))?;
+            write_file(&out, &binary::write(loaded.module()))
         }
         Command::Asm {
             file,
@@ -544,10 +524,10 @@ fn run(command: Command) -> Result<(), Failed> {
             output,
         } => {
             let loaded = load(&file, &includes)?;
-            let text = asm::disassemble(&loaded.module);
+            let text = asm::disassemble(loaded.module());
             match output {
                 Some(out) => {
-                    refuse_overwrite(&out, input_files(&file, loaded.sources.as_ref()))?;
+                    refuse_overwrite(&out, input_files(&file, loaded.sources()))?;
                     write_file(&out, text.as_bytes())
                 }
                 None => to_stdout(&text),
@@ -557,10 +537,7 @@ fn run(command: Command) -> Result<(), Failed> {
             let bytes = read(&file)?;
             let module = asm::assemble(&String::from_utf8_lossy(&bytes))
                 .map_err(|e| fail(format!("{}:{e}", file.display())))?;
-            let (program, _) = verify(Loaded {
-                module,
-                sources: None,
-            })?;
+            let program = Program::new(module).map_err(|e| fail(format!("invalid module: {e}")))?;
             let out = output.unwrap_or_else(|| file.with_extension("cmp"));
             refuse_overwrite(&out, [file.as_path()])?;
             write_file(&out, &binary::write(program.module()))
@@ -605,7 +582,6 @@ fn run(command: Command) -> Result<(), Failed> {
             let (text, sources) = convert(&file, &includes)?;
             match output {
                 Some(out) => {
-                    let sources = Sources::Che3(sources);
                     refuse_overwrite(&out, input_files(&file, Some(&sources)))?;
                     write_file(&out, text.as_bytes())
                 }

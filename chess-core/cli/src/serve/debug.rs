@@ -202,7 +202,7 @@ pub fn debug_program(
         .iter()
         .map(|a| resume(a.trim()))
         .collect::<Result<Vec<_>, _>>()?;
-    let compiled = work::compile(&req.source, dialect);
+    let compiled = work::compile_as(&req.source, dialect, false);
     let diagnostics = work::diagnostics(&compiled);
     let mut response = DebugResponse {
         compiled: false,
@@ -214,21 +214,14 @@ pub fn debug_program(
         exit_code: None,
         error: None,
     };
-    let Some(module) = compiled.module else {
+    let Some(program) = compiled.program else {
         return Ok(response);
     };
     let (language, name) = match dialect {
         Dialect::ChePlusPlus => (Language::Chepp, TEXT_NAME),
         Dialect::Che3 => (Language::Che3, CHE3_TEXT_NAME),
     };
-    let prepared =
-        match Prepared::from_module(language, module, compiled.sources, None, String::new()) {
-            Ok(p) => p,
-            Err(e) => {
-                response.error = Some(e);
-                return Ok(response);
-            }
-        };
+    let prepared = Prepared::from_program(language, program, compiled.sources, None, String::new());
     response.compiled = true;
     let main = prepared
         .program

@@ -13,7 +13,8 @@ use che_engine::engine::{Engine, EngineEvent};
 use che_engine::host::AdviceHost;
 use che_engine::options::EngineOptions;
 use che_engine::search::{GoParams, SearchControl};
-use chepp::{CompileOptions, MemLoader};
+use che_pipeline::{Compilation, Input, Options};
+use chepp::MemLoader;
 use chess_core::Position;
 use cvm::{Backend, Program};
 use jit::Prepared;
@@ -166,19 +167,6 @@ pub(super) fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError>
     }
 }
 
-/// A compilation in either language: the parts the playground shows.
-pub(super) struct Compiled {
-    pub(super) module: Option<cvm::module::Module>,
-    pub(super) diagnostics: Vec<chepp::Diagnostic>,
-    pub(super) sources: chepp::SourceMap,
-}
-
-impl Compiled {
-    fn render_runtime_error(&self, error: &cvm::RuntimeError) -> String {
-        chepp::render_runtime_error(error, &self.sources)
-    }
-}
-
 pub(super) fn parse_fen(fen: &str) -> Result<Position, RequestError> {
     Position::from_fen(fen.trim()).map_err(|e| RequestError::Fen(e.to_string()))
 }
@@ -188,39 +176,33 @@ fn ms(since: Instant) -> f64 {
 }
 
 /// Compiles `source` as `playground.che` (`include` finds only the bundled example files) or, in
-/// the Che dialect, as `playground.che3` (`include` finds nothing).
-pub(super) fn compile(source: &str, dialect: Dialect) -> Compiled {
-    match dialect {
-        Dialect::ChePlusPlus => {
-            let mut files: Vec<(&str, &str)> = chepp::examples::EXAMPLES.to_vec();
-            files.push((TEXT_NAME, source));
-            let c = chepp::compile_with(
-                &MemLoader::with(&files),
-                Path::new(TEXT_NAME),
-                &CompileOptions::default(),
-            );
-            Compiled {
-                module: c.module,
-                diagnostics: c.diagnostics,
-                sources: c.sources,
-            }
-        }
-        Dialect::Che3 => {
-            let c = che3::compile_with(
-                &MemLoader::with(&[(CHE3_TEXT_NAME, source)]),
-                Path::new(CHE3_TEXT_NAME),
-                &che3::CompileOptions::default(),
-            );
-            Compiled {
-                module: c.module,
-                diagnostics: c.diagnostics,
-                sources: c.sources,
-            }
-        }
-    }
+/// the Che dialect, as `playground.che3` (`include` finds nothing), through the one front-end
+/// interface (optimized).
+pub(super) fn compile(source: &str, dialect: Dialect) -> Compilation {
+    compile_as(source, dialect, true)
 }
 
-pub(super) fn diagnostics(c: &Compiled) -> Vec<DiagnosticOut> {
+/// [`compile`], with the optimizer or without it (the debugger steps
+/// through the program as written).
+pub(super) fn compile_as(source: &str, dialect: Dialect, optimize: bool) -> Compilation {
+    let (front_end, name, mut files): (&dyn che_pipeline::Dialect, _, Vec<(&str, &str)>) =
+        match dialect {
+            Dialect::ChePlusPlus => (&chepp::CHEPP, TEXT_NAME, chepp::examples::EXAMPLES.to_vec()),
+            Dialect::Che3 => (&che3::CHE3, CHE3_TEXT_NAME, Vec::new()),
+        };
+    files.push((name, source));
+    che_pipeline::compile(
+        front_end,
+        Input::File(Path::new(name)),
+        &MemLoader::with(&files),
+        &Options {
+            optimize,
+            ..Options::default()
+        },
+    )
+}
+
+pub(super) fn diagnostics(c: &Compilation) -> Vec<DiagnosticOut> {
     c.diagnostics
         .iter()
         .map(|d| {
@@ -254,7 +236,7 @@ pub fn run_program(
     let dialect = parse_dialect(req.dialect.as_deref())?;
     let compilation = compile(&req.source, dialect);
     let diags = diagnostics(&compilation);
-    let Some(module) = compilation.module.clone() else {
+    let Some(program) = compilation.program.clone() else {
         return Ok(RunResponse {
             compiled: false,
             diagnostics: diags,
@@ -262,29 +244,6 @@ pub fn run_program(
             listing: String::new(),
             runs: Vec::new(),
         });
-    };
-    let program = match Program::new(module)
-        .map(|p| cvm::opt::optimize(&p).0.into_module())
-        .and_then(Program::new)
-    {
-        Ok(p) => p,
-        Err(e) => {
-            let mut diagnostics = diags;
-            diagnostics.push(DiagnosticOut {
-                severity: "error".into(),
-                line: 0,
-                col: 0,
-                message: format!("invalid module: {e}"),
-                rendered: format!("error: invalid module: {e}\n"),
-            });
-            return Ok(RunResponse {
-                compiled: false,
-                diagnostics,
-                compile_ms: ms(started),
-                listing: String::new(),
-                runs: Vec::new(),
-            });
-        }
     };
     let compile_ms = ms(started);
     let listing = cvm::asm::disassemble(program.module());
@@ -308,7 +267,7 @@ fn run_on(
     program: &Program,
     backend: Backend,
     pos: &Position,
-    compilation: &Compiled,
+    compilation: &Compilation,
     limits: &Limits,
 ) -> BackendRun {
     let mut run = BackendRun {

@@ -129,7 +129,7 @@ impl<'p> Machine<'p> {
         self.failed = false;
         self.fuel_limit = self.limits.fuel.unwrap_or(u64::MAX);
         self.fuel = self.fuel_limit;
-        self.fuel = cvm::fuel::charge_entry(self.program, func, self.fuel_limit)?;
+        self.fuel = self.program.charge_entry(func, self.fuel_limit)?;
         self.room = self.limits.max_depth.max(1) as usize;
         self.frames.push(self.frame(func, args));
         Ok(())

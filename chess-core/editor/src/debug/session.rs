@@ -61,33 +61,28 @@ pub fn prepare(config: &LaunchConfig) -> Result<Prepared, String> {
         ));
     }
     let language = config.dialect.unwrap_or_else(|| Language::of_path(path));
-    let (module, sources, diagnostics, cheg_program) = match language {
-        Language::Chepp => {
-            let options = chepp::CompileOptions {
-                include_dirs: config.include_dirs.clone(),
-            };
-            let c = chepp::compile_file(path, &options);
-            let text = c.render_diagnostics();
-            (c.module, c.sources, text, None)
-        }
-        Language::Che3 => {
-            let options = che3::CompileOptions {
-                include_dirs: config.include_dirs.clone(),
-            };
-            let c = che3::compile_file(path, &options);
-            let text = c.render_diagnostics();
-            (c.module, c.sources, text, None)
-        }
-        Language::Cheg => {
-            let c = cheg::compile_file(path);
-            let text = c.render_diagnostics();
-            (c.module, c.sources, text, c.program)
-        }
+    let options = che_pipeline::Options {
+        include_dirs: config.include_dirs.clone(),
+        optimize: false,
     };
-    let Some(module) = module else {
+    let c = che_pipeline::compile(
+        language.front_end(),
+        che_pipeline::Input::File(path),
+        &che_pipeline::FsLoader,
+        &options,
+    );
+    let diagnostics = c.render_diagnostics();
+    let cheg_program = cheg::checked(&c).cloned();
+    let Some(program) = c.program else {
         return Err(diagnostics);
     };
-    Prepared::from_module(language, module, sources, cheg_program, diagnostics)
+    Ok(Prepared::from_program(
+        language,
+        program,
+        c.sources,
+        cheg_program,
+        diagnostics,
+    ))
 }
 
 /// The file a line-table name stands for: the source map's file of that
@@ -105,15 +100,14 @@ fn file_of(sources: &SourceMap, name: &str) -> PathBuf {
 
 impl Prepared {
     /// A program compiled elsewhere (from `sources`, without the
-    /// optimizer, for every statement to keep its line), verified here.
-    pub fn from_module(
+    /// optimizer, for every statement to keep its line).
+    pub fn from_program(
         language: Language,
-        module: cvm::Module,
+        program: Program,
         sources: SourceMap,
         cheg: Option<cheg::ast::Program>,
         warnings: String,
-    ) -> Result<Prepared, String> {
-        let program = Program::new(module).map_err(|e| format!("invalid module: {e}"))?;
+    ) -> Prepared {
         let files = program
             .module()
             .lines
@@ -121,14 +115,14 @@ impl Prepared {
             .iter()
             .map(|name| file_of(&sources, name))
             .collect();
-        Ok(Prepared {
+        Prepared {
             language,
             program,
             sources,
             cheg,
             files,
             warnings,
-        })
+        }
     }
 
     /// The (file index, line) of the code at `offset`.

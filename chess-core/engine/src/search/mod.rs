@@ -26,3 +26,12 @@ pub use searcher::{
 };
 pub use time::{GoParams, SearchControl, TimePlan};
 pub use tt::TranspositionTable;
+
+/// Something the engine has to say while it works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineEvent {
+    /// A finished iteration (UCI `info depth ...`).
+    Report(Report),
+    /// A remark for the user (UCI `info string ...`).
+    Note(String),
+}

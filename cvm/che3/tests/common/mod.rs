@@ -28,8 +28,8 @@ pub fn compile_files(files: &[(&str, &str)]) -> Program {
         Path::new(files[0].0),
         &che3::CompileOptions::default(),
     );
-    match c.module {
-        Some(m) => Program::new(m).expect("compiler output verifies"),
+    match c.program {
+        Some(p) => p,
         None => panic!("does not compile:\n{}", c.render_diagnostics()),
     }
 }

@@ -27,7 +27,7 @@ fn run_one(
     let mut search = cheg::search::FixedDepth { depth };
     match cheg::run(
         &mut *vm,
-        c.program.as_ref().expect("program"),
+        cheg::checked(c).expect("program"),
         position,
         &mut search,
     ) {
@@ -50,8 +50,7 @@ pub fn run_all(src: &str, fen: &str) -> Outcome {
 pub fn run_with(src: &str, fen: &str, depth: u32, fuel: Option<u64>) -> Outcome {
     let c = cheg::compile_str("t.cheg", src);
     assert!(c.is_ok(), "compile errors:\n{}", c.render_diagnostics());
-    let module = c.module.clone().expect("module");
-    let plain = Program::new(module).expect("verifies");
+    let plain = c.program.clone().expect("verifies");
     let optimized = cvm::opt::optimize(&plain).0;
     let mut outcomes = Vec::new();
     for backend in [Backend::Interp, Backend::Jit] {

@@ -59,10 +59,8 @@ impl Host for TestHost {
 pub fn compile(source: &str) -> Program {
     let c = compile_str("test.che", source, &CompileOptions::default());
     let rendered = c.render_diagnostics();
-    let module = c
-        .module
-        .unwrap_or_else(|| panic!("compile error:\n{rendered}"));
-    Program::new(module).expect("verified")
+    c.program
+        .unwrap_or_else(|| panic!("compile error:\n{rendered}"))
 }
 
 /// What one run produced.
@@ -78,10 +76,9 @@ pub struct Run {
 pub fn run_on(source: &str, host: &mut TestHost) -> Result<Run, String> {
     let c = compile_str("test.che", source, &CompileOptions::default());
     let rendered = c.render_diagnostics();
-    let Some(module) = c.module.clone() else {
+    let Some(program) = c.program.clone() else {
         panic!("compile error:\n{rendered}");
     };
-    let program = Program::new(module).expect("verified");
     let mut vm = Interpreter::new(&program);
     let mut out = CollectOutput::default();
     match vm.run_entry(host, &mut out) {

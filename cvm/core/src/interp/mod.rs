@@ -233,7 +233,7 @@ impl<'p> Interpreter<'p> {
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
         // cannot be paid).
-        let fuel = crate::fuel::charge_entry(self.program, func, limit)?;
+        let fuel = self.program.charge_entry(func, limit)?;
         let entry = match (P::ENABLED, &self.plain) {
             (true, Some(plain)) => plain.funcs[func as usize].entry,
             _ => meta.entry,

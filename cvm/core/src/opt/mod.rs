@@ -27,7 +27,7 @@ pub mod jumps;
 pub mod peephole;
 
 use crate::module::Module;
-use crate::verify::{analyze, Program};
+use crate::verify::Program;
 use ir::Body;
 pub use peephole::Rules;
 
@@ -204,15 +204,10 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
     if out.check_tables().is_err() {
         return fallback(program, report);
     }
-    // Fusion shortens stack lifetimes: recompute each function's maximum.
-    for i in 0..out.functions.len() {
-        match analyze(&out, i as u32, false) {
-            Ok(info) => out.functions[i].max_stack = info.max_depth,
-            Err(_) => return fallback(program, report),
-        }
-    }
+    // Fusion shortens stack lifetimes: verifying recomputes each
+    // function's maximum.
     report.words_after = out.code.len();
-    match Program::new(out) {
+    match Program::sized(out) {
         Ok(p) => (p, report),
         Err(_) => fallback(program, report),
     }

@@ -26,7 +26,7 @@ use crate::runtime::arith;
 pub struct Facts {
     /// `int_slot[s]`: frame slot `s` holds an int (not a list reference).
     pub int_slot: Vec<bool>,
-    /// For each module list that is constant (see [`crate::analysis`]),
+    /// For each module list that is constant (see [`crate::list_facts`]),
     /// its slots (the elements, the end marker and the slots after it);
     /// `None` for lists that may change.
     pub constant_lists: Vec<Option<Vec<i32>>>,

@@ -60,10 +60,7 @@ pub fn compile(source: &str) -> Result<Program, String> {
         Path::new(FILE_NAME),
         &che3::CompileOptions::default(),
     );
-    match c.module {
-        Some(m) => Program::new(m).map_err(|e| format!("compiler output does not verify: {e}")),
-        None => Err(c.render_diagnostics()),
-    }
+    c.into_result().map_err(|e| e.rendered)
 }
 
 /// Converts Che source to Che++ and compiles that with the Che++ front end;
@@ -90,10 +87,8 @@ pub fn convert(source: &str) -> Result<(String, Program), String> {
             compiled.render_diagnostics()
         ));
     }
-    match compiled.module {
-        Some(m) => Program::new(m)
-            .map(|p| (text, p))
-            .map_err(|e| format!("Che++ compiler output does not verify: {e}")),
+    match compiled.program {
+        Some(p) => Ok((text, p)),
         None => Err("the Che++ compiler produced no module".into()),
     }
 }
@@ -228,13 +223,12 @@ pub fn check_front_end(source: &str) -> Result<(), String> {
     let options = che3::CompileOptions::default();
     let c = che3::compile_with(&loader, Path::new(FILE_NAME), &options);
     let _ = c.render_diagnostics();
-    if c.module.is_some() != c.errors().next().is_none() {
+    if c.program.is_some() != c.errors().next().is_none() {
         return Err("a module must exist exactly when there is no error".into());
     }
-    let Some(module) = c.module else {
+    if c.program.is_none() {
         return Ok(());
-    };
-    Program::new(module).map_err(|e| format!("compiler output does not verify: {e}"))?;
+    }
     let converted = che3::convert_with(&loader, Path::new(FILE_NAME), &options);
     let Some(text) = converted.chepp else {
         return Err("a program that compiles does not convert".into());

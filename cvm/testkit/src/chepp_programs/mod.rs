@@ -52,10 +52,7 @@ pub fn generate(data: &[u8]) -> String {
 pub fn compile(source: &str) -> Result<Program, String> {
     let loader = MemLoader::with(&[(FILE_NAME, source)]);
     let c = compile_with(&loader, Path::new(FILE_NAME), &CompileOptions::default());
-    match c.module {
-        Some(m) => Program::new(m).map_err(|e| format!("compiler output does not verify: {e}")),
-        None => Err(c.render_diagnostics()),
-    }
+    c.into_result().map_err(|e| e.rendered)
 }
 
 #[cfg(test)]

@@ -234,7 +234,7 @@ pub fn generate(data: &[u8]) -> Module {
     }
     b.set_entry(ids[0]);
     match b.finish() {
-        Ok(m) => m,
+        Ok(p) => p.into_module(),
         // Unreachable for generated code; fall back to the smallest valid
         // module rather than panic.
         Err(_) => fallback(),
@@ -248,7 +248,9 @@ fn fallback() -> Module {
     f.emit(Opcode::Ret, &[]);
     let _ = f.finish();
     b.set_entry(main);
-    b.finish().unwrap_or_default()
+    b.finish()
+        .map(cvm::Program::into_module)
+        .unwrap_or_default()
 }
 
 /// A deterministic byte stream for seed sweeps in tests and tools
