@@ -1,5 +1,5 @@
 //! `che run|compile|asm` on CHEG programs through the binary: the output
-//! lines of issue 17 (`break ...`, `move ...`, `value ...`, `no entry`),
+//! lines of docs/cheg.md (`break ...`, `move ...`, `value ...`, `no entry`),
 //! exit statuses, diagnostics on standard error.
 
 use std::path::PathBuf;

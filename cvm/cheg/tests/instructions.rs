@@ -734,7 +734,7 @@ fn fuel_and_depth_limits() {
 
 #[test]
 fn a_run_under_a_plan_starts_at_its_tag_with_x() {
-    // What a searcher does at deeper plies (issue 18): DEPTH 3, the plan
+    // What a searcher does at deeper plies: DEPTH 3, the plan
     // of tag P with plan variable 5.
     let src = prog("K,K", &["BREAK \"1", "LEAVE", "P:\tBREAK X,DEPTH", "LEAVE"]);
     let c = cheg::compile_str("t.cheg", &src);
