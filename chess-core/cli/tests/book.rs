@@ -3,8 +3,8 @@
 //! that the engine's reader must understand (`tests/python/polyglot.py`). The engine plays from
 //! the book under UCI (`OwnBook`, `BookFile`) and in the terminal game (`book on`).
 //!
-//! The python tests need `python3` with the `chess` package; without it (and without pip to
-//! install it) they print why and pass without checking, like `python_selfplay.rs`.
+//! The python tests need `python3` with the `chess` package: when it is missing they install
+//! it (`python3 -m pip install chess`), and fail, saying why, when that is not possible.
 
 use che_engine::book::Book;
 use che_engine::options::EngineOptions;
@@ -19,7 +19,8 @@ const LINES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/book/lines.p
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/book/che.bin");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/polyglot.py");
 
-fn python_has_chess() -> bool {
+/// Makes sure python-chess is there (installing it when it is not); fails the test otherwise.
+fn ensure_python_chess() {
     let ok = || {
         Command::new("python3")
             .args(["-c", "import chess, chess.polyglot, chess.pgn"])
@@ -31,11 +32,11 @@ fn python_has_chess() -> bool {
             .args(["-m", "pip", "install", "--quiet", "chess"])
             .output();
     }
-    let available = ok();
-    if !available {
-        eprintln!("SKIPPED: python3 with the `chess` package is not available");
-    }
-    available
+    assert!(
+        ok(),
+        "python3 with the `chess` package is needed (python-chess is this test's reference) \
+         and `python3 -m pip install chess` did not provide it"
+    );
 }
 
 fn python(args: &[&str]) -> String {
@@ -81,9 +82,7 @@ fn the_shipped_book_is_built_from_the_shipped_lines() {
 
 #[test]
 fn keys_match_python_chess() {
-    if !python_has_chess() {
-        return;
-    }
+    ensure_python_chess();
     let text = python(&["keys", "3000", "22"]);
     let mut checked = 0;
     for line in text.lines() {
@@ -98,9 +97,7 @@ fn keys_match_python_chess() {
 
 #[test]
 fn python_chess_reads_the_books_we_build() {
-    if !python_has_chess() {
-        return;
-    }
+    ensure_python_chess();
     let out = temp("read.bin");
     let run = build(LINES, &out, &["--plies", "16"]);
     assert!(run.status.success(), "{run:?}");
@@ -112,9 +109,7 @@ fn python_chess_reads_the_books_we_build() {
 
 #[test]
 fn we_read_a_book_python_chess_wrote() {
-    if !python_has_chess() {
-        return;
-    }
+    ensure_python_chess();
     let out = temp("written.bin");
     let path = out.to_string_lossy().into_owned();
     let text = python(&["write", &path, "400", "5"]);

@@ -59,7 +59,24 @@ const PROGRAM: &[&str] = &[
     "RETURN R",
 ];
 
+/// Installs python-chess when `python3` lacks it (the test fails below,
+/// saying why, when that is not possible).
+fn ensure_python_chess() {
+    let ok = || {
+        Command::new("python3")
+            .args(["-c", "import chess"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !ok() {
+        let _ = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "chess"])
+            .output();
+    }
+}
+
 fn python_reference() -> Vec<Vec<String>> {
+    ensure_python_chess();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/reference.py");
     let mut child = Command::new("python3")
         .arg(script)
