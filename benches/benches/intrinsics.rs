@@ -2,9 +2,9 @@
 //!
 //! * `slider_attacks`: rook plus bishop attacks from every square of 240
 //!   positions (the oracle positions of chess-core's intrinsics tests):
-//!   cvm's classical ray method (`cvm_chess::attacks`) against
-//!   chess-core's magic bitboards. cvm may not depend on chess-core, so it
-//!   carries its own attack code; this says what that costs.
+//!   through the intrinsics' adapter (`cvm_chess::attacks`, square numbers
+//!   and `u64` sets) against chess-core's magic bitboards called directly.
+//!   The adapter holds no attack code of its own; this says what it costs.
 //! * `patterns`: the square set of each pattern function over the same
 //!   positions, i.e. the work one `GetControl`, `GetExchngCtrl`, ... call
 //!   does before it writes its list.
@@ -36,7 +36,7 @@ fn slider_attacks(c: &mut Criterion) {
     assert!(boards.len() >= 200);
     let occupancies: Vec<u64> = boards.iter().map(|(_, b)| b.occupied()).collect();
     let squares: Vec<Square> = (0..64u8).filter_map(Square::from_index).collect();
-    // Both methods must agree before anything is timed.
+    // Both paths must agree before anything is timed.
     for &occ in &occupancies {
         for sq in &squares {
             let i = sq.index();
@@ -52,7 +52,7 @@ fn slider_attacks(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("slider_attacks");
     g.throughput(Throughput::Elements((occupancies.len() * 64) as u64));
-    g.bench_function("cvm classical rays", |b| {
+    g.bench_function("cvm-chess adapter", |b| {
         b.iter(|| {
             let mut acc = 0u64;
             for &occ in &occupancies {

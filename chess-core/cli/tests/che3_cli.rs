@@ -123,6 +123,18 @@ fn compile_asm_and_the_dialect_flag() {
     );
     let o = che(&["run", &cpp, "--dialect", "che++"]);
     assert_eq!(stdout(&o), "7 0x00000007\n");
+    // The registry's alias of Che++.
+    let o = che(&["run", &cpp, "--dialect", "chepp"]);
+    assert_eq!(stdout(&o), "7 0x00000007\n");
+    // CHEG programs run by their extension, and unknown names are refused;
+    // the error names the dialects `--dialect` takes.
+    for name in ["cheg", "cobol"] {
+        let o = che(&["run", &cpp, "--dialect", name]);
+        assert!(!o.status.success(), "--dialect {name} accepted");
+        let err = stderr(&o);
+        assert!(err.contains("che++") && err.contains("che3"), "{err}");
+        assert!(stdout(&o).is_empty());
+    }
 }
 
 #[test]

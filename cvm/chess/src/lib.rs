@@ -7,7 +7,9 @@
 //! program writes), and the rules behind every chess intrinsic as plain
 //! Rust functions over those records.
 //!
-//! The crate depends on nothing outside std. The VM core (`cvm`) binds these
+//! The crate depends on nothing outside std but chess-core, the workspace's
+//! one chess rule set (itself std only), whose attack tables and geometry it
+//! adapts to the intrinsics' encodings. The VM core (`cvm`) binds these
 //! functions to its intrinsic table, the Che++ front end uses the literal
 //! encodings, and the JIT inlines the pattern tests as bitboard code; none
 //! of them repeats a chess rule.
@@ -17,7 +19,7 @@
 //! | [`lit`] | integer encodings of squares, moves, pieces, colours, ... |
 //! | [`board`] | [`board::BoardView`], the position the embedder fills |
 //! | [`sets`] | what a literal value stands for, as a square, file, colour or kind set |
-//! | [`attacks`] | attack sets (leaper tables, classical sliding rays) |
+//! | [`attacks`] | attack sets, on chess-core's tables (the one rule set) |
 //! | [`exchange`] | static exchange evaluation for `ExchngCtrl` |
 //! | [`pattern`] | the pattern functions, with mask forms for the optimizer and the JIT |
 //! | [`advice_table`] | [`advice_table::AdviceTable`], the table the advice functions write |

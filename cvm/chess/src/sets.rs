@@ -151,24 +151,14 @@ pub fn compare(count: i32, op: i32, n: i32) -> Option<bool> {
 /// on one rank, file or diagonal (a rook or bishop line); `None` otherwise,
 /// including `from == to`.
 pub fn line_segment(from: i32, to: i32) -> Option<u64> {
-    let (a, b) = (concrete_square(from)? as i32, concrete_square(to)? as i32);
-    if a == b {
-        return None;
-    }
-    let (df, dr) = (b % 8 - a % 8, b / 8 - a / 8);
-    if !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
-        return None;
-    }
-    let step = dr.signum() * 8 + df.signum();
-    let mut set = 0u64;
-    let mut sq = a;
-    loop {
-        set |= 1 << sq;
-        if sq == b {
-            return Some(set);
-        }
-        sq += step;
-    }
+    use chess_core::attacks::{between, bishop_rays, rook_rays};
+    let a = chess_core::Square::from_index_masked(concrete_square(from)? as u8);
+    let b = chess_core::Square::from_index_masked(concrete_square(to)? as u8);
+    let ends = chess_core::Bitboard::from_square(a) | chess_core::Bitboard::from_square(b);
+    // Distinct squares on one line: each lies on the other's empty-board rays.
+    ((rook_rays(a) | bishop_rays(a)) & ends)
+        .any()
+        .then(|| (between(a, b) | ends).0)
 }
 
 /// Iterates over the squares of a mask in ascending order (a1 first).

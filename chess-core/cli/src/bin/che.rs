@@ -47,7 +47,7 @@ use che_engine::host::AdviceHost;
 use che_pipeline::{Input, ModuleError, ModuleFile, ModuleKind, Options};
 use chess_core::{Position, STARTPOS_FEN};
 use clap::builder::TypedValueParser as _;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use cvm::{
     asm, binary, Backend, CollectOutput, Limits, Module, Output, Program, RuntimeError,
     WriterOutput,
@@ -151,29 +151,62 @@ struct Includes {
     no_opt: bool,
     /// Read the file as source of this dialect, whatever its extension
     /// (default: `.che3` is Che, `.cheg` is CHEG, `.cmp` and `.asm` are modules, anything
-    /// else Che++).
-    #[arg(long, value_enum)]
-    dialect: Option<Dialect>,
+    /// else Che++). CHEG programs are recognised by their extension (or a module's contents).
+    #[arg(long, value_parser = DialectParser)]
+    dialect: Option<SourceDialect>,
 }
 
-/// The source languages `--dialect` takes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum Dialect {
-    /// Che++ (Nimzo 8 and later).
-    #[value(name = "che++", alias = "chepp")]
-    Chepp,
-    /// Che as shipped with Nimzo 3 (1996).
-    #[value(name = "che3")]
-    Che3,
+/// A dialect `--dialect` names: one of the registry's (`che_pipeline::DIALECTS`) whose programs
+/// run as `main()` on a position.
+#[derive(Copy, Clone)]
+struct SourceDialect(&'static dyn che_pipeline::Dialect);
+
+/// The registry's dialects `--dialect` offers: all but CHEG, whose programs are endgame
+/// programs with their own runner (`che_cli::cheg_cmd`), chosen by the file's extension.
+fn source_dialects() -> impl Iterator<Item = &'static dyn che_pipeline::Dialect> {
+    che_pipeline::DIALECTS
+        .iter()
+        .copied()
+        .filter(|d| d.name() != cheg::NAME)
 }
 
-impl Dialect {
-    /// The front end of the dialect.
-    fn front_end(self) -> &'static dyn che_pipeline::Dialect {
-        match self {
-            Dialect::Chepp => &chepp::CHEPP,
-            Dialect::Che3 => &che3::CHE3,
-        }
+/// Parses `--dialect` through the registry (`che_pipeline::by_name`, so every name and alias it
+/// knows), offering the names of [`source_dialects`].
+#[derive(Copy, Clone)]
+struct DialectParser;
+
+impl clap::builder::TypedValueParser for DialectParser {
+    type Value = SourceDialect;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<SourceDialect, clap::Error> {
+        let name = value.to_string_lossy();
+        che_pipeline::by_name(&name)
+            .filter(|d| source_dialects().any(|s| s.name() == d.name()))
+            .map(SourceDialect)
+            .ok_or_else(|| {
+                let names: Vec<&str> = source_dialects().map(|d| d.name()).collect();
+                clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!(
+                        "invalid value '{name}' for '--dialect <DIALECT>': expected one of {}\n",
+                        names.join(", ")
+                    ),
+                )
+                .with_cmd(cmd)
+            })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            source_dialects().map(|d| clap::builder::PossibleValue::new(d.name())),
+        ))
     }
 }
 
@@ -303,7 +336,7 @@ fn read(path: &Path) -> Result<Vec<u8>, Failed> {
 /// `--dialect` names, else the one its extension names.
 fn compile(path: &Path, includes: &Includes) -> Result<Loaded, Failed> {
     let dialect = match includes.dialect {
-        Some(d) => d.front_end(),
+        Some(d) => d.0,
         None => che_pipeline::by_path(path),
     };
     let options = Options {
@@ -334,10 +367,11 @@ fn compile_failed(n: usize, path: &Path) -> Failed {
 /// `che convert`: the Che program at `path` as Che++, and the files it was
 /// read from.
 fn convert(path: &Path, includes: &Includes) -> Result<(String, SourceMap), Failed> {
-    if includes.dialect == Some(Dialect::Chepp) {
-        return Err(fail(
-            "convert reads Che (Nimzo 3) programs; --dialect che++ does not apply",
-        ));
+    if let Some(d) = includes.dialect.filter(|d| d.0.name() != che3::NAME) {
+        return Err(fail(format!(
+            "convert reads Che (Nimzo 3) programs; --dialect {} does not apply",
+            d.0.name()
+        )));
     }
     let options = che3::CompileOptions {
         include_dirs: includes.dirs.clone(),

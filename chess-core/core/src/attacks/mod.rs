@@ -36,6 +36,19 @@ pub fn pawn_attacks(colour: Colour, sq: Square) -> Bitboard {
     leapers::PAWN[colour.index()][sq.index()]
 }
 
+/// Squares the pawns of `colour` in `pawns` attack together (their capture squares). Pawns on the
+/// last rank attack nothing; nothing wraps round the board's edges.
+#[inline(always)]
+pub fn pawn_set_attacks(colour: Colour, pawns: Bitboard) -> Bitboard {
+    const NOT_FILE_A: u64 = !Bitboard::file(crate::square::File::A).0;
+    const NOT_FILE_H: u64 = !Bitboard::file(crate::square::File::H).0;
+    let p = pawns.0;
+    Bitboard(match colour {
+        Colour::White => ((p << 7) & NOT_FILE_H) | ((p << 9) & NOT_FILE_A),
+        Colour::Black => ((p >> 9) & NOT_FILE_H) | ((p >> 7) & NOT_FILE_A),
+    })
+}
+
 /// Squares a queen on `sq` attacks when the squares in `occupied` are filled.
 #[inline(always)]
 pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
@@ -151,6 +164,20 @@ mod tests {
             Bitboard::from_square(Square::B4)
         );
         assert!(pawn_attacks(Colour::White, Square::C8).is_empty());
+    }
+
+    #[test]
+    fn pawn_sets_attack_what_each_pawn_attacks() {
+        let mut state = 11u64;
+        for _ in 0..500 {
+            let set = Bitboard(next(&mut state) & next(&mut state));
+            for colour in [Colour::White, Colour::Black] {
+                let each = set
+                    .iter()
+                    .fold(Bitboard::EMPTY, |acc, sq| acc | pawn_attacks(colour, sq));
+                assert_eq!(pawn_set_attacks(colour, set), each);
+            }
+        }
     }
 
     #[test]
