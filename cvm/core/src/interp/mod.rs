@@ -489,6 +489,24 @@ impl<'p> Interpreter<'p> {
                     *unsafe { &mut *heap.add($at) }
                 };
             }
+            // The element at cursor `$c` of list `$list` (a verified list
+            // operand or a list reference), or the end marker past its
+            // slots: what a for-in step reads.
+            macro_rules! element {
+                ($list:expr, $c:expr) => {{
+                    let list = $list as usize;
+                    let c: i32 = $c;
+                    // SAFETY: verified list operands and list references,
+                    // which verified code cannot forge, name lists of the
+                    // module.
+                    let s = unsafe { *lists.add(list) };
+                    if (c as u32) < s.slots {
+                        heap!((s.base + c as u32) as usize)
+                    } else {
+                        LIST_END
+                    }
+                }};
+            }
             // An inverted for-in step over list `$list` (`$a` its aux
             // entry): the increment it fuses, then the element, and the
             // jump back (charged from the entry) while there is one.
@@ -504,14 +522,7 @@ impl<'p> Interpreter<'p> {
                     set!(inc, r!(inc).wrapping_add(1));
                     let list = $list;
                     let c = r!(cursor);
-                    // SAFETY: verified list operand, or a list reference,
-                    // which verified code cannot forge.
-                    let s = unsafe { *lists.add(list as usize) };
-                    let v = if (c as u32) < s.slots {
-                        heap!((s.base + c as u32) as usize)
-                    } else {
-                        LIST_END
-                    };
+                    let v = element!(list, c);
                     if v != LIST_END {
                         set!($dst, v);
                         set!(cursor, c.wrapping_add(1));
@@ -669,13 +680,7 @@ impl<'p> Interpreter<'p> {
                         ..
                     } = aux!(x);
                     let c = r!(cursor);
-                    // SAFETY: verified list operand.
-                    let s = unsafe { *lists.add(list as usize) };
-                    let v = if (c as u32) < s.slots {
-                        heap!((s.base + c as u32) as usize)
-                    } else {
-                        LIST_END
-                    };
+                    let v = element!(list, c);
                     if v == LIST_END {
                         jump!(target);
                     } else {
@@ -691,14 +696,7 @@ impl<'p> Interpreter<'p> {
                         ..
                     } = aux!(x);
                     let c = r!(cursor);
-                    let l = r!(lst) as usize;
-                    // SAFETY: list references cannot be forged.
-                    let s = unsafe { *lists.add(l) };
-                    let v = if (c as u32) < s.slots {
-                        heap!((s.base + c as u32) as usize)
-                    } else {
-                        LIST_END
-                    };
+                    let v = element!(r!(lst), c);
                     if v == LIST_END {
                         jump!(target);
                     } else {

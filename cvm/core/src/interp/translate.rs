@@ -110,40 +110,29 @@ impl Emit<'_> {
         if !self.fast || n == 0 || n - 1 < self.barrier {
             return false;
         }
-        let merged = match self.out.code[n - 1] {
-            Op::Mov { dst: d, src: s }
-                if d.checked_add(1) == Some(dst) && s.checked_add(1) == Some(src) =>
-            {
-                Op::MovN {
-                    dst: d,
-                    src: s,
-                    n: 2,
-                }
-            }
+        let (d, s, k) = match self.out.code[n - 1] {
+            Op::Mov { dst: d, src: s } => (d, s, 1),
             Op::MovN {
                 dst: d,
                 src: s,
                 n: k,
-            } if d.checked_add(k) == Some(dst) && s.checked_add(k) == Some(src) => Op::MovN {
-                dst: d,
-                src: s,
-                n: k + 1,
-            },
+            } => (d, s, k),
             _ => return false,
         };
-        // The runs must not overlap (the op copies them as one block).
-        let Op::MovN {
-            dst: d,
-            src: s,
-            n: k,
-        } = merged
-        else {
+        if d.checked_add(k) != Some(dst) || s.checked_add(k) != Some(src) {
             return false;
-        };
+        }
+        let k = k + 1;
+        // The runs must not overlap (the op copies them as one block).
         if u32::from(d) < u32::from(s) + u32::from(k) && u32::from(s) < u32::from(d) + u32::from(k)
         {
             return false;
         }
+        let merged = Op::MovN {
+            dst: d,
+            src: s,
+            n: k,
+        };
         self.out.code[n - 1] = merged;
         true
     }
