@@ -619,6 +619,7 @@ impl JitProgram {
         let checks = Checks {
             fuel: !drop.fuel,
             bounds: !drop.bounds,
+            osr: false,
         };
         JitProgram::build(program, None, None, checks, CodeGen::Cranelift)
     }
