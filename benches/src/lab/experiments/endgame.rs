@@ -47,12 +47,13 @@ const CASES: [(Material, Want, &str); 5] = [
 /// "None" in the program and backend columns: the engine's search alone.
 const NONE: &str = "none";
 
-/// Positions per ending.
+/// Positions per ending: `--games N` when given (a smaller or larger sample of every row),
+/// else 2 in the quick run and 50 in the full one.
 fn positions(config: &Config) -> usize {
-    if config.quick {
-        2
-    } else {
-        50
+    match config.games {
+        Some(n) => n as usize,
+        None if config.quick => 2,
+        None => 50,
     }
 }
 
