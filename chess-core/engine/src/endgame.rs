@@ -541,7 +541,7 @@ pub struct EngineSearcher<'a, 'p> {
     pub params: &'a EvalParams,
     /// The program at the nodes.
     pub hook: &'a mut NodeHook<'p>,
-    /// The outer search's control (its stop request is passed on).
+    /// The outer search's control (its `stop` does not interrupt the lookahead).
     pub control: &'a SearchControl,
     /// The game's position hashes up to and including the root.
     pub game: Vec<u64>,
@@ -589,7 +589,10 @@ impl Searcher for EngineSearcher<'_, '_> {
             None => self.limits.time,
         };
         inner.arm(self.limits.depth, time);
-        if self.control.stop_requested() || time.hard.is_some_and(|t| t.is_zero()) {
+        // A `stop` does not cut the lookahead short (it is bounded by its fuel and deadline,
+        // and a move chosen without it is no move of the program's): it ends the engine's
+        // search that follows.
+        if time.hard.is_some_and(|t| t.is_zero()) {
             inner.stop();
             self.interrupted = true;
         }
@@ -709,7 +712,8 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 /// 1. The program runs at the root with a fixed lookahead of [`PROGRAM_DEPTH`] plies, whatever
 ///    the `go` limits: the searches behind its TRY, PLAYB and PLAN use `own`, a search state of
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
-///    the move's hard deadline; a run the deadline or `stop` interrupts gives no move.
+///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
+///    gives no move. A `stop` waits for the lookahead and ends step 2.
 /// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
 ///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
 ///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
