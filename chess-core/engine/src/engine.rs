@@ -334,16 +334,14 @@ impl Engine {
                 }
             }
             Change::Program | Change::Backend => {
-                if change == Change::Backend {
-                    if !self.endgame.is_empty() {
-                        let backend = self.options.backend;
-                        self.endgame_error = self
-                            .endgame
-                            .iter_mut()
-                            .find_map(|p| p.prepare(backend).err());
-                        if let Some(e) = &self.endgame_error {
-                            notes.push(format!("error: endgame program: {e}"));
-                        }
+                if change == Change::Backend && !self.endgame.is_empty() {
+                    let backend = self.options.backend;
+                    self.endgame_error = self
+                        .endgame
+                        .iter_mut()
+                        .find_map(|p| p.prepare(backend).err());
+                    if let Some(e) = &self.endgame_error {
+                        notes.push(format!("error: endgame program: {e}"));
                     }
                 }
                 if change == Change::Program {
