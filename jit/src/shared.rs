@@ -80,6 +80,18 @@ impl Checks {
 /// whole state, so the bound keeps the code linear in the instructions.
 pub(crate) const OSR_MAX_STATE: u32 = 256;
 
+/// The operand-stack depth before the instruction at code offset
+/// `offset` (0 when no path reaches it, or no instruction starts there):
+/// the depth of the stack an on-stack-replacement state carries at a loop
+/// header of [`osr_heads`].
+pub(crate) fn stack_depth_at(info: &FunctionInfo, offset: u32) -> u32 {
+    info.instrs
+        .binary_search_by_key(&offset, |i| i.offset)
+        .ok()
+        .and_then(|k| info.instrs[k].depth)
+        .unwrap_or(0)
+}
+
 /// The loop headers of function `f` where code compiled with
 /// [`Checks::osr`] can be entered with a frame's state (on-stack
 /// replacement): the targets of its reachable backward jumps, in order;

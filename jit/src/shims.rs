@@ -118,12 +118,7 @@ extern "C" fn osr_poll(
             {
                 return NOT_SWITCHED;
             }
-            let depth = info
-                .instrs
-                .binary_search_by_key(&target, |i| i.offset)
-                .ok()
-                .and_then(|k| info.instrs[k].depth)
-                .unwrap_or(0);
+            let depth = crate::shared::stack_depth_at(info, target);
             let frames = match jit.depth_bounds.get(func as usize).copied().flatten() {
                 Some(bound) => bound.min(depth_left),
                 None => depth_left,

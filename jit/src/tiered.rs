@@ -787,15 +787,11 @@ impl CallHook for Dispatch<'_> {
         // that matters (it never writes a list compiled code folds, except
         // through a list the embedder passed, which the check looks at): it
         // is the same now as at the start of the run.
-        let allowed = match self.allowed {
-            Some(a) => a,
-            None => {
-                let a = native_allowed(self.tier, site.memory, self.touched, self.outer);
-                self.allowed = Some(a);
-                a
-            }
-        };
-        if !allowed {
+        let (tier, touched, outer) = (self.tier, &mut *self.touched, self.outer);
+        if !*self
+            .allowed
+            .get_or_insert_with(|| native_allowed(tier, site.memory, touched, outer))
+        {
             return None;
         }
         let handled = run_native(
@@ -839,15 +835,11 @@ impl CallHook for Dispatch<'_> {
         {
             return None;
         }
-        let allowed = match self.allowed {
-            Some(a) => a,
-            None => {
-                let a = native_allowed(self.tier, site.memory, self.touched, self.outer);
-                self.allowed = Some(a);
-                a
-            }
-        };
-        if !allowed {
+        let (tier, touched, outer) = (self.tier, &mut *self.touched, self.outer);
+        if !*self
+            .allowed
+            .get_or_insert_with(|| native_allowed(tier, site.memory, touched, outer))
+        {
             return None;
         }
         let mut state = Vec::with_capacity(1 + site.frame.len() + site.stack.len());

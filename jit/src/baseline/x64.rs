@@ -351,13 +351,7 @@ impl<'a> Emit<'a> {
         }
         dynasm!(self.ops ; .arch x64 ; mov edx, DWORD [rax]);
         for h in heads {
-            let depth = self
-                .info
-                .instrs
-                .binary_search_by_key(&h, |i| i.offset)
-                .ok()
-                .and_then(|k| self.info.instrs[k].depth)
-                .unwrap_or(0);
+            let depth = crate::shared::stack_depth_at(self.info, h);
             let next = self.ops.new_dynamic_label();
             let header = self.label_at(h, fail)?;
             let h = h as i32;

@@ -447,13 +447,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.b.def_var(self.slots[s], v);
         }
         for h in heads {
-            let depth = self
-                .info
-                .instrs
-                .binary_search_by_key(&h, |i| i.offset)
-                .ok()
-                .and_then(|k| self.info.instrs[k].depth)
-                .unwrap_or(0);
+            let depth = crate::shared::stack_depth_at(self.info, h);
             let load = self.b.create_block();
             self.b.set_cold_block(load);
             let next = self.b.create_block();
