@@ -1325,9 +1325,8 @@ impl<'a> Emit<'a> {
         self.push(Val::Reg(r));
     }
 
-    /// Pops one operand and pushes `op` of it (`neg`, `not`).
-    fn unary(&mut self, op: Opcode) {
-        let a = self.pop();
+    /// Pushes `op` (`neg`, `not`) of the popped operand `a`.
+    fn unary_of(&mut self, op: Opcode, a: Opnd) {
         if let Opnd::I(c) = a {
             let v = if op == Opcode::BitNot { !c } else { c.wrapping_neg() };
             self.push(Val::Const(v));
@@ -1395,18 +1394,20 @@ impl<'a> Emit<'a> {
             Swap => {
                 let b = self.pop();
                 let a = self.pop();
-                let keep = |o: Opnd, this: &mut Self| match o {
-                    Opnd::I(c) => Val::Const(c),
-                    _ => {
-                        let r = this.alloc(&[a, b]);
-                        this.load(r, o);
-                        Val::Reg(r)
-                    }
-                };
-                let vb = keep(b, self);
-                self.push(vb);
-                let va = keep(a, self);
-                self.push(va);
+                // A value in a frame word moves to a register first (the
+                // word is the other slot's, or a frame slot's).
+                for o in [b, a] {
+                    let v = match o {
+                        Opnd::I(c) => Val::Const(c),
+                        Opnd::R(r) => Val::Reg(r),
+                        Opnd::M(_) => {
+                            let r = self.alloc(&[a, b]);
+                            self.load(r, o);
+                            Val::Reg(r)
+                        }
+                    };
+                    self.push(v);
+                }
             }
             Ldl => self.push(Val::Local(ops[0])),
             Stl => {
@@ -1471,10 +1472,7 @@ impl<'a> Emit<'a> {
                         self.push(Val::Const(c.wrapping_div(k)))
                     }
                     (k, Opnd::I(c)) => self.push(Val::Const(c.wrapping_rem(k))),
-                    (-1, _) if instr.opcode == DivI => {
-                        self.push_opnd(a);
-                        self.unary(Neg);
-                    }
+                    (-1, _) if instr.opcode == DivI => self.unary_of(Neg, a),
                     (-1, _) => self.push(Val::Const(0)),
                     (k, _) => {
                         self.load(EAX, a);
@@ -1483,7 +1481,10 @@ impl<'a> Emit<'a> {
                     }
                 }
             }
-            Neg | BitNot => self.unary(instr.opcode),
+            Neg | BitNot => {
+                let a = self.pop();
+                self.unary_of(instr.opcode, a);
+            }
             Eq | Ne | Lt | Le | Gt | Ge => {
                 let cc = Cc::of_op(instr.opcode, fail)?;
                 let b = self.pop();
@@ -1761,21 +1762,6 @@ impl<'a> Emit<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Pushes an operand popped just before (unchanged since).
-    fn push_opnd(&mut self, o: Opnd) {
-        let v = match o {
-            Opnd::I(c) => Val::Const(c),
-            Opnd::R(r) => Val::Reg(r),
-            Opnd::M(_) => Val::Mem,
-        };
-        if v == Val::Mem {
-            // Still in its frame word: the slot goes back below `base`.
-            self.base += 1;
-        } else {
-            self.push(v);
-        }
     }
 
     /// A call of function `callee`, its arguments the top of the stack.
