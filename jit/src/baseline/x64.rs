@@ -173,6 +173,18 @@ struct SlowRun {
     after: DynamicLabel,
 }
 
+/// One check of a chain (`Emit::checks`), with where it goes when it
+/// fails.
+#[derive(Copy, Clone, Debug)]
+enum Check {
+    /// The depth left above the operand (`enter`).
+    Depth(i32, DynamicLabel),
+    /// Takes the units of fuel (the label gives them back).
+    Fuel(i32, DynamicLabel),
+    /// Counts a back edge down to the next poll.
+    Poll(DynamicLabel),
+}
+
 /// Out-of-line code that gives back `restore` units of fuel the fast path
 /// took and goes on at `then`.
 struct Fix {
@@ -886,7 +898,7 @@ impl<'a> Emit<'a> {
             self.check_one(offset, instr);
         } else {
             let slow = self.ops.new_dynamic_label();
-            self.fast_checks(run.deepest, run.fuel, slow, None);
+            self.fast_checks(run.deepest, run.fuel, slow, None, None);
             self.slow_runs.push(SlowRun {
                 slow,
                 items: run.items.clone(),
@@ -910,45 +922,74 @@ impl<'a> Emit<'a> {
     /// `i32::MAX`) at once; on failure to `slow` (with the fuel given
     /// back first). When `poll` is given, then counts the back edge and,
     /// when it is time to poll, gives back `poll.1` units and goes to
-    /// `poll.0`.
+    /// `poll.0`. When all pass, goes on at `go` (or falls through).
     fn fast_checks(
         &mut self,
         deepest: Option<u32>,
         fuel: u64,
         slow: DynamicLabel,
         poll: Option<(DynamicLabel, u64)>,
+        go: Option<DynamicLabel>,
     ) {
+        let mut list = Vec::with_capacity(3);
         if let Some(k) = deepest {
-            let k = k.min(i32::MAX as u32) as i32;
-            dynasm!(self.ops ; .arch x64 ; cmp r13d, k ; jbe =>slow);
+            list.push(Check::Depth(k.min(i32::MAX as u32) as i32, slow));
         }
-        let fix = if fuel > 0 {
+        if fuel > 0 {
             let fix = self.ops.new_dynamic_label();
-            let k = fuel as i32;
-            dynasm!(self.ops ; .arch x64 ; sub r12, k ; jb =>fix);
-            Some(fix)
-        } else {
-            None
-        };
-        if let Some((pollpath, back)) = poll {
-            let give = self.ops.new_dynamic_label();
-            dynasm!(self.ops
-                ; .arch x64
-                ; sub DWORD [rbx + offsets::POLL], 1
-                ; jz =>give
-            );
-            self.fixes.push(Fix {
-                label: give,
-                restore: back as i32,
-                then: pollpath,
-            });
-        }
-        if let Some(fix) = fix {
             self.fixes.push(Fix {
                 label: fix,
                 restore: fuel as i32,
                 then: slow,
             });
+            list.push(Check::Fuel(fuel as i32, fix));
+        }
+        if let Some((pollpath, back)) = poll {
+            let give = self.ops.new_dynamic_label();
+            self.fixes.push(Fix {
+                label: give,
+                restore: back as i32,
+                then: pollpath,
+            });
+            list.push(Check::Poll(give));
+        }
+        self.checks(&list, go);
+    }
+
+    /// The checks in order, each going to its label when it fails; when
+    /// all pass, on at `go` (the last check jumps there when it passes
+    /// and to its label with a plain jump otherwise), or falling through.
+    fn checks(&mut self, list: &[Check], go: Option<DynamicLabel>) {
+        for (n, &check) in list.iter().enumerate() {
+            let last = if n + 1 == list.len() { go } else { None };
+            match (check, last) {
+                (Check::Depth(k, fail), None) => {
+                    dynasm!(self.ops ; .arch x64 ; cmp r13d, k ; jbe =>fail)
+                }
+                (Check::Depth(k, fail), Some(go)) => {
+                    dynasm!(self.ops ; .arch x64 ; cmp r13d, k ; ja =>go ; jmp =>fail)
+                }
+                (Check::Fuel(k, fail), None) => {
+                    dynasm!(self.ops ; .arch x64 ; sub r12, k ; jb =>fail)
+                }
+                (Check::Fuel(k, fail), Some(go)) => {
+                    dynasm!(self.ops ; .arch x64 ; sub r12, k ; jae =>go ; jmp =>fail)
+                }
+                (Check::Poll(fail), None) => dynasm!(self.ops
+                    ; .arch x64
+                    ; sub DWORD [rbx + offsets::POLL], 1
+                    ; jz =>fail
+                ),
+                (Check::Poll(fail), Some(go)) => dynasm!(self.ops
+                    ; .arch x64
+                    ; sub DWORD [rbx + offsets::POLL], 1
+                    ; jnz =>go
+                    ; jmp =>fail
+                ),
+            }
+        }
+        if let (true, Some(go)) = (list.is_empty(), go) {
+            dynasm!(self.ops ; .arch x64 ; jmp =>go);
         }
     }
 
@@ -1040,11 +1081,20 @@ impl<'a> Emit<'a> {
             _ => None,
         };
         let Some((deepest, fuel, after)) = merged else {
-            self.charge(cost, offset);
-            if target <= offset {
-                self.poll(target, dest);
+            let mut list = Vec::with_capacity(2);
+            match i32::try_from(cost) {
+                Ok(k) if k > 0 && self.t.checks.fuel => {
+                    let stop = self.stub_restoring(StubKind::Plain(trap::OUT_OF_FUEL), offset, k);
+                    list.push(Check::Fuel(k, stop));
+                }
+                _ => self.charge(cost, offset),
             }
-            dynasm!(self.ops ; .arch x64 ; jmp =>dest);
+            if target <= offset && self.heads.binary_search(&target).is_ok() {
+                let label = self.ops.new_dynamic_label();
+                self.polls.push((label, target, dest));
+                list.push(Check::Poll(label));
+            }
+            self.checks(&list, Some(dest));
             return;
         };
         let slow = self.ops.new_dynamic_label();
@@ -1057,8 +1107,7 @@ impl<'a> Emit<'a> {
         } else {
             None
         };
-        self.fast_checks(deepest, cost + fuel, slow, poll);
-        dynasm!(self.ops ; .arch x64 ; jmp =>after);
+        self.fast_checks(deepest, cost + fuel, slow, poll, Some(after));
         self.edges.push(Edge {
             label: slow,
             offset,
@@ -1067,22 +1116,6 @@ impl<'a> Emit<'a> {
             to: target,
             exact: true,
         });
-    }
-
-    /// At a back edge to loop header `target` (label `dest`), in code with
-    /// entries for on-stack replacement: counts the back edge and polls for
-    /// better code every [`crate::context::POLL_EVERY`] of them.
-    fn poll(&mut self, target: u32, dest: DynamicLabel) {
-        if self.heads.binary_search(&target).is_err() {
-            return;
-        }
-        let label = self.ops.new_dynamic_label();
-        dynasm!(self.ops
-            ; .arch x64
-            ; sub DWORD [rbx + offsets::POLL], 1
-            ; jz =>label
-        );
-        self.polls.push((label, target, dest));
     }
 
     /// A conditional jump to `target` on `cc` (flags set).
