@@ -307,17 +307,7 @@ fn touches_lists(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
-        Lde | Ste
-            | LdeL
-            | SteL
-            | Ldx
-            | Stx
-            | LdxL
-            | StxL
-            | Forl
-            | Forx
-            | ForlB
-            | ForxB
+        Lde | Ste | LdeL | SteL | Ldx | Stx | LdxL | StxL | Forl | Forx | ForlB | ForxB
     )
 }
 
@@ -1192,7 +1182,9 @@ impl<'a> Emit<'a> {
             let at = i64::from(base) * 4 + i64::from(c) * 4;
             if let (true, Ok(at)) = ((c as u32) < slots, i32::try_from(at)) {
                 match op {
-                    Elem::Load(dst) => dynasm!(self.ops ; .arch x64 ; mov Rd(dst), DWORD [r14 + at]),
+                    Elem::Load(dst) => {
+                        dynasm!(self.ops ; .arch x64 ; mov Rd(dst), DWORD [r14 + at])
+                    }
                     Elem::Store(Stored::I(k)) => {
                         dynasm!(self.ops ; .arch x64 ; mov DWORD [r14 + at], k)
                     }
@@ -1361,7 +1353,11 @@ impl<'a> Emit<'a> {
     /// Pushes `op` (`neg`, `not`) of the popped operand `a`.
     fn unary_of(&mut self, op: Opcode, a: Opnd) {
         if let Opnd::I(c) = a {
-            let v = if op == Opcode::BitNot { !c } else { c.wrapping_neg() };
+            let v = if op == Opcode::BitNot {
+                !c
+            } else {
+                c.wrapping_neg()
+            };
             self.push(Val::Const(v));
             return;
         }
