@@ -1054,9 +1054,11 @@ impl<'a> Emit<'a> {
     }
 
     /// The code of a jump from `offset` to `target` (label `dest`) that
-    /// charges `cost`: the charge, the poll of a back edge and the jump;
-    /// unless `exact`, a back edge to a check run makes all its checks at
-    /// once and goes on after the run, with the exact order out of line.
+    /// charges `cost`: the charge, at a back edge to a loop header of
+    /// [`Emit::heads`] the poll (a countdown that calls the poll shim every
+    /// [`crate::context::POLL_EVERY`] back edges), and the jump; unless
+    /// `exact`, a back edge to a check run makes all its checks at once
+    /// and goes on after the run, with the exact order out of line.
     fn take_jump(&mut self, offset: u32, cost: u64, target: u32, dest: DynamicLabel, exact: bool) {
         let k = self.info.instrs.partition_point(|i| i.offset < target);
         let merged = match self.runs.get(k) {
