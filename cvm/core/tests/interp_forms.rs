@@ -14,13 +14,23 @@ impl cvm::interp::Profiler for Quiet {
     fn step(&mut self, _: u32) {}
 }
 
-/// Everything a run shows, as text (errors with their code offsets).
+/// Everything a run under a fuel limit shows, as text (errors with their
+/// code offsets).
 fn run(program: &Program, fuel: Option<u64>, profiled: bool) -> String {
+    run_limited(
+        program,
+        Limits {
+            fuel,
+            ..Limits::default()
+        },
+        profiled,
+    )
+}
+
+/// Everything a run under `limits` shows, as text.
+fn run_limited(program: &Program, limits: Limits, profiled: bool) -> String {
     let mut vm = Interpreter::new(program);
-    vm.set_limits(Limits {
-        fuel,
-        ..Limits::default()
-    });
+    vm.set_limits(limits);
     let mut out = CollectOutput::default();
     let main = program
         .module()
@@ -623,36 +633,12 @@ L_rec:
     assert!(r.starts_with("Returned(Some(144))"), "{r}");
     let module = asm::assemble(source).expect("assembles");
     let program = Program::new(module).expect("verifies");
-    let main = program
-        .module()
-        .functions
-        .iter()
-        .position(|f| f.name == "main")
-        .expect("main") as u32;
     for max_depth in 1..14 {
-        let mut accounts = Vec::new();
-        for profiled in [false, true] {
-            let mut vm = Interpreter::new(&program);
-            vm.set_limits(Limits {
-                max_depth,
-                ..Limits::default()
-            });
-            let result = if profiled {
-                vm.call_profiled(
-                    main,
-                    &[],
-                    &mut NoHost,
-                    &mut CollectOutput::default(),
-                    &mut Quiet,
-                )
-            } else {
-                vm.call(main, &[], &mut NoHost, &mut CollectOutput::default())
-            };
-            accounts.push(match result {
-                Ok(c) => format!("{c:?}; fuel {}", vm.fuel_used()),
-                Err(e) => format!("{:?} at {}; fuel {}", e.kind, e.offset, vm.fuel_used()),
-            });
-        }
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
         assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
         if max_depth < 5 {
             assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
