@@ -645,3 +645,152 @@ L_rec:
         }
     }
 }
+
+#[test]
+fn counted_scans_over_lists_and_a_loop_stepping_by_a_register() {
+    // Skipping element tests at the head of counted loops (list parameters
+    // and module lists, skipped when zero and when not, bounds in a slot
+    // and constant), a loop counting up by a register, and a scan that
+    // runs off its list and traps at the test.
+    let r = agree(
+        ".list cols 8
+.list flags 8
+.entry main
+
+.func skipset params 1 lists 1 locals 2 stack 2 value
+.slots n col c k
+    push 0
+    stl k
+    push 0
+    tee c
+    ldl n
+    jge L33
+L12:
+    ldx.l col c
+    jne.i 0 L24
+    ldl k
+    add.l c
+    stl k
+L24:
+    incl c
+    ldl2 c n
+    jlt L12
+    fuel 1
+L33:
+    retv.l k
+.end
+
+.func skipclear params 1 lists 1 locals 2 stack 2 value
+.slots n col c k
+    push 0
+    stl k
+    push 0
+    tee c
+    ldl n
+    jge L68
+L47:
+    ldx.l col c
+    jeq.i 0 L59
+    ldl k
+    add.l c
+    stl k
+L59:
+    incl c
+    ldl2 c n
+    jlt L47
+    fuel 1
+L68:
+    retv.l k
+.end
+
+.func main params 0 lists 0 locals 3 stack 2 value
+.slots i count j
+    push 0
+    stl i
+    jge.li i 8 L107
+L78:
+    jge.li i 3 L89
+    push 0
+    ste.l flags i
+    jmp L94
+L89:
+    ldl i
+    ste.l flags i
+L94:
+    ldl2 i i
+    add.i -5
+    ste cols
+    inc.jlt.li i 8 L78
+    fuel 1
+L107:
+    push 0
+    stl count
+    push 0
+    stl i
+    jge.li i 8 L133
+L119:
+    lde.l flags i
+    jeq.i 0 L127
+    incl count
+L127:
+    inc.jlt.li i 8 L119
+    fuel 1
+L133:
+    ldl count
+    write
+    push 1
+    stl i
+    jge.li i 8 L161
+L144:
+    lde.l flags i
+    jne.i 0 L155
+    ldl.add.i count 10
+    stl count
+L155:
+    inc.jlt.li i 8 L144
+    fuel 1
+L161:
+    ldl count
+    write
+    push 1
+    stl j
+    jge.li j 200 L187
+L172:
+    ldl j
+    write
+    ldl j
+    add.l count
+    stl j
+    jlt.li j 200 L172
+    fuel 1
+L187:
+    push 8
+    lref cols
+    call skipset
+    write
+    push 8
+    lref flags
+    call skipclear
+    write
+    push 8
+    lref flags
+    call skipset
+    write
+    push 11
+    lref cols
+    call skipclear
+    retv
+.end
+",
+    );
+    // The list has its 8 elements and the end marker.
+    let expected = "ListIndex { index: 9, slots: 9 } at 47;";
+    assert!(r.starts_with(expected), "{r}");
+    assert!(
+        r.contains(
+            "output [Value(5), Value(25), Value(1), Value(26), Value(51), Value(76), \
+             Value(101), Value(126), Value(151), Value(176), Value(5), Value(25), Value(3)]"
+        ),
+        "{r}"
+    );
+}

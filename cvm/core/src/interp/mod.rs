@@ -46,7 +46,7 @@ use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
-use op::{Aux, Frame, FuncMeta, Ix, Op, Reg};
+use op::{Aux, Frame, FuncMeta, Ix, Op, Reg, Scan};
 use translate::{translate, Form, Head, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
@@ -740,9 +740,9 @@ impl<'p> Interpreter<'p> {
             // An inverted for-in step over list `$list` (`$a` its aux
             // entry): the increment it fuses, then the element, and the
             // jump back (charged from the entry, a fuel trap placed at op
-            // `$at`) while there is one; `$done` when the list has ended.
+            // `$at`) while there is one.
             macro_rules! for_back {
-                ($dst:expr, $a:expr, $list:expr, $at:expr, $done:block) => {{
+                ($dst:expr, $a:expr, $list:expr, $at:expr) => {{
                     let Aux {
                         b: cursor,
                         target,
@@ -763,7 +763,48 @@ impl<'p> Interpreter<'p> {
                         }
                         fuel -= cost;
                         ip = goto!(target);
-                    } else $done
+                    }
+                }};
+            }
+            // The fused store and inverted for-in step of `StXForLB` /
+            // `StXForXB` (`$list` the list it steps over, read again at
+            // every element): the op is its own jump target, so the loop
+            // runs here, one element after another, without a dispatch
+            // between them; every register is written as the ops would
+            // write it, and the list is read after each store, which may
+            // have changed it. A list-index trap is the store's (the op's
+            // own index); a fuel trap and the offer at the back edge are
+            // the step's, at the `Imm` after the op, which the loop's end
+            // steps over.
+            macro_rules! copy_loop {
+                ($dst:expr, $a:expr, $list:expr) => {{
+                    let Aux {
+                        b: cursor,
+                        target,
+                        inc,
+                        fuel: cost,
+                        store: [lst, idx, val],
+                        ..
+                    } = $a;
+                    let cost = u64::from(cost);
+                    loop {
+                        let at = list_slot!(r!(lst), r!(idx));
+                        heap!(at) = r!(val);
+                        set!(inc, r!(inc).wrapping_add(1));
+                        let c = r!(cursor);
+                        let v = element!($list, c);
+                        if v == LIST_END {
+                            // SAFETY: the `Imm` is not the last op of the code.
+                            ip = unsafe { ip.add(1) };
+                            break;
+                        }
+                        set!($dst, v);
+                        set!(cursor, c.wrapping_add(1));
+                        if fuel < cost {
+                            back_short!(pc!(), cost, goto!(target));
+                        }
+                        fuel -= cost;
+                    }
                 }};
             }
             // A call of function `$func` with its arguments from register
@@ -1047,34 +1088,19 @@ impl<'p> Interpreter<'p> {
                 Op::AddIM { dst, src, k } => set!(dst, r!(src).wrapping_add(i32::from(k))),
                 Op::ForLB { dst, aux: x } => {
                     let a = aux!(x);
-                    for_back!(dst, a, a.a, pc!() - 1, {});
+                    for_back!(dst, a, a.a, pc!() - 1);
                 }
                 Op::ForXB { dst, aux: x } => {
                     let a = aux!(x);
-                    for_back!(dst, a, r!(a.a) as u32, pc!() - 1, {});
+                    for_back!(dst, a, r!(a.a) as u32, pc!() - 1);
                 }
                 Op::StXForLB { dst, aux: x } => {
                     let a = aux!(x);
-                    let [lst, idx, val] = a.store;
-                    let at = list_slot!(r!(lst), r!(idx));
-                    heap!(at) = r!(val);
-                    // `pc!()` is the index of the `Imm` after the op, which
-                    // a fuel trap reports; the loop's end steps over it.
-                    for_back!(dst, a, a.a, pc!(), {
-                        // SAFETY: the `Imm` is not the last op of the code.
-                        ip = unsafe { ip.add(1) };
-                    });
+                    copy_loop!(dst, a, a.a);
                 }
                 Op::StXForXB { dst, aux: x } => {
                     let a = aux!(x);
-                    let [lst, idx, val] = a.store;
-                    let at = list_slot!(r!(lst), r!(idx));
-                    heap!(at) = r!(val);
-                    // As for `StXForLB`.
-                    for_back!(dst, a, r!(a.a) as u32, pc!(), {
-                        // SAFETY: the `Imm` is not the last op of the code.
-                        ip = unsafe { ip.add(1) };
-                    });
+                    copy_loop!(dst, a, r!(a.a) as u32);
                 }
                 Op::MulI { r, k } => set!(r, r!(r).wrapping_mul(k)),
                 Op::DivI { r, k } => match arith::div(r!(r), k) {
@@ -1106,6 +1132,72 @@ impl<'p> Interpreter<'p> {
                     let v = r!(r).wrapping_add(1);
                     set!(r, v);
                     cmp_jump!(v < r!(b));
+                }
+                Op::AddJLtK { r, b, k } => {
+                    let v = r!(r).wrapping_add(r!(b));
+                    set!(r, v);
+                    cmp_jump!(v < i32::from(k));
+                }
+                Op::IncScan { r, aux: x } => {
+                    let Aux {
+                        a: list,
+                        b: bound,
+                        target: head,
+                        inc: k,
+                        fuel: flags,
+                        ..
+                    } = aux!(x);
+                    // SAFETY: translation made this op from a step whose
+                    // `Word` follows it.
+                    let Op::Word { f, .. } = (unsafe { *ip }) else {
+                        debug_assert!(false, "scan without its word");
+                        // SAFETY: as above.
+                        unsafe { std::hint::unreachable_unchecked() }
+                    };
+                    let cost = u64::from(f);
+                    let k = k as i32;
+                    let skip_eq = flags & Scan::SKIP_EQ != 0;
+                    loop {
+                        let v = r!(r).wrapping_add(1);
+                        set!(r, v);
+                        let limit = if flags & Scan::BOUND_K != 0 {
+                            bound as i32
+                        } else {
+                            r!(bound)
+                        };
+                        if v >= limit {
+                            // SAFETY: the `Word` is not the last op.
+                            ip = unsafe { ip.add(1) };
+                            break;
+                        }
+                        // The back edge to the header, as the step's.
+                        if fuel < cost {
+                            back_short!(pc!(), cost, goto!(head));
+                        }
+                        fuel -= cost;
+                        // The header's test, which reports its own index.
+                        let l = if flags & Scan::LIST_REF != 0 {
+                            r!(list) as u32
+                        } else {
+                            list
+                        };
+                        // SAFETY: as for `list_slot!`.
+                        let s = unsafe { *lists.add(l as usize) };
+                        if (v as u32) >= s.slots {
+                            break 'run Err((
+                                TrapKind::ListIndex {
+                                    index: v,
+                                    slots: s.slots,
+                                },
+                                head as usize,
+                            ));
+                        }
+                        if (heap!((s.base + v as u32) as usize) == k) != skip_eq {
+                            // Not skipped: on after the test and its `Word`.
+                            ip = goto!(head + 2);
+                            break;
+                        }
+                    }
                 }
                 Op::IncJLtI { r, k } => {
                     let v = r!(r).wrapping_add(1);

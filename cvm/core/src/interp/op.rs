@@ -344,6 +344,25 @@ pub(super) enum Op {
         r: Reg,
         b: Reg,
     },
+    /// `r += r[b]`, then the compare-and-branch `r < k` (its `Word`
+    /// after it): the step of a loop counting up by a register's value.
+    AddJLtK {
+        r: Reg,
+        b: Reg,
+        k: i16,
+    },
+    /// An `IncJLt` / `IncJLtI` (its `Word` after it) whose jump goes back
+    /// to a test of element `r` of a list against a constant that jumps
+    /// forward to this op when the element is to be skipped: the scan
+    /// `while r < bound and skipped(list[r]) do r++`. The op increments,
+    /// tests the bound and, at the header, the element in one loop until
+    /// an element is not skipped (on to the op after the test's `Word`)
+    /// or the bound is reached (on after this op's `Word`). The test and
+    /// bound are in `aux[aux]` ([`Scan`]).
+    IncScan {
+        r: Reg,
+        aux: u32,
+    },
     /// Returns `a + b` (`add; retv`).
     RetAdd {
         a: Reg,
@@ -539,6 +558,23 @@ pub(super) struct Aux {
     /// The store an [`Op::StXForLB`] / [`Op::StXForXB`] makes before its
     /// step: list-reference register, index register, value register.
     pub store: [Reg; 3],
+}
+
+/// How an [`Op::IncScan`] uses its [`Aux`] entry: `a` is the list (a
+/// module list number, or the list-reference register with
+/// [`Scan::LIST_REF`]), `b` the bound's register (the bound itself with
+/// [`Scan::BOUND_K`]), `target` the op index of the header's element test,
+/// `inc` the test's constant and `fuel` these flags.
+pub(super) struct Scan;
+
+impl Scan {
+    /// `a` is a register holding a list reference.
+    pub const LIST_REF: u32 = 1;
+    /// The header skips an element equal to the constant (else one that
+    /// differs from it).
+    pub const SKIP_EQ: u32 = 2;
+    /// `b` is the bound itself, not its register.
+    pub const BOUND_K: u32 = 4;
 }
 
 /// Per-function facts the dispatch loop needs at calls.

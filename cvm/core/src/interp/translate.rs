@@ -18,7 +18,7 @@
 //! The plain translation ([`Form::Plain`]) emits one op per executed CVM
 //! instruction (what a profile of CVM instructions counts).
 
-use super::op::{Aux, FuncMeta, Ix, Op, Reg};
+use super::op::{Aux, FuncMeta, Ix, Op, Reg, Scan};
 use crate::intrinsics::INTRINSICS;
 use crate::isa::{Opcode, Rel};
 use crate::verify::{InstrInfo, Program};
@@ -158,6 +158,35 @@ impl Emit<'_> {
             n: k,
         };
         self.out.code[n - 1] = merged;
+        true
+    }
+
+    /// The branch `r < k` to `target` (charging `back` when it jumps
+    /// backward) just after an `Add` of a register into `r` in the same
+    /// straight-line stretch: emits the two as [`Op::AddJLtK`] and its
+    /// `Word`, which keeps the branch's offset. `false` (nothing emitted)
+    /// for any other shape.
+    fn add_step(&mut self, r: Reg, k: i32, target: u32, back: u64) -> bool {
+        let Some(last) = self.out.code.len().checked_sub(1) else {
+            return false;
+        };
+        if !self.fast || self.barrier > last {
+            return false;
+        }
+        let Ok(k) = i16::try_from(k) else {
+            return false;
+        };
+        let b = match self.out.code[last] {
+            Op::Add { dst, a, b } if dst == r && a == r => b,
+            Op::Add { dst, a, b } if dst == r && b == r => a,
+            _ => return false,
+        };
+        let origin = self.out.origin[last];
+        self.out.code.truncate(last);
+        self.out.origin.truncate(last);
+        self.out.back_fuel.truncate(last);
+        self.branch(Op::AddJLtK { r, b, k }, target, back);
+        self.out.origin[last] = origin;
         true
     }
 
@@ -465,8 +494,57 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
                 *w = at;
             }
         }
+        if form == Form::Fast {
+            fuse_scans(&mut out, start);
+        }
     }
     out
+}
+
+/// Turns every counted loop step of the function whose code starts at op
+/// `start` into an [`Op::IncScan`] where its jump goes back to a test of
+/// the counted element against a constant that, when the element is
+/// skipped, jumps forward (free of charge) straight to the step:
+/// `while c < n do if col[c] = 0 then ... end; c++; end`. Runs after the
+/// jump targets are op indices; a step whose `Word` leads elsewhere (a far
+/// branch's `Jmp`) keeps its form.
+fn fuse_scans(out: &mut Translation, start: usize) {
+    for p in start..out.code.len() {
+        let (r, bound, bound_k) = match out.code[p] {
+            Op::IncJLt { r, b } => (r, u32::from(b), 0),
+            Op::IncJLtI { r, k } => (r, k as u32, Scan::BOUND_K),
+            _ => continue,
+        };
+        let Some(&Op::Word { w: head, .. }) = out.code.get(p + 1) else {
+            continue;
+        };
+        let h = head as usize;
+        let (list, k, flags) = match out.code.get(h) {
+            Some(&Op::LdXJNeK { lst, idx, k }) if idx == r => (u32::from(lst), k, Scan::LIST_REF),
+            Some(&Op::LdXJEqK { lst, idx, k }) if idx == r => {
+                (u32::from(lst), k, Scan::LIST_REF | Scan::SKIP_EQ)
+            }
+            Some(&Op::LdEJNeK { idx, list, k }) if idx == r => (u32::from(list), k, 0),
+            Some(&Op::LdEJEqK { idx, list, k }) if idx == r => (u32::from(list), k, Scan::SKIP_EQ),
+            _ => continue,
+        };
+        // The test skips to the step itself, forward and so free.
+        if !matches!(out.code.get(h + 1), Some(&Op::Word { f: 0, w }) if w as usize == p) {
+            continue;
+        }
+        out.aux.push(Aux {
+            a: list,
+            b: bound,
+            target: head,
+            inc: i32::from(k) as u32,
+            fuel: flags | bound_k,
+            store: [0; 3],
+        });
+        out.code[p] = Op::IncScan {
+            r,
+            aux: out.aux.len() as u32 - 1,
+        };
+    }
 }
 
 /// The loop headers of one function ([`Translation::heads`]), by op index:
@@ -1041,6 +1119,11 @@ fn instruction(
         | Opcode::JGtLI
         | Opcode::JGeLI => {
             e.flush();
+            if i.instr.opcode == Opcode::JLtLI
+                && e.add_step(ops[0] as Reg, ops[1] as i32, ops[2], back(ops[2]))
+            {
+                return 0;
+            }
             e.branch(
                 jump_imm_op(rel(i.instr.opcode), ops[0] as Reg, ops[1] as i32),
                 ops[2],
