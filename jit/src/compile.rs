@@ -938,6 +938,19 @@ fn define_trampoline(
     let id = module
         .declare_function(&format!("cvm_entry_{arity}"), Linkage::Local, &sig)
         .map_err(link_error)?;
+    // Where the baseline generator exists it assembles the same function
+    // directly, sparing a process that runs one short program a Cranelift
+    // compilation.
+    if let Some(bytes) = crate::baseline::trampoline(arity) {
+        module
+            .define_function_bytes(id, 16, &bytes?, &[])
+            .map_err(|e| JitError::Function {
+                function: u32::MAX,
+                name: format!("entry trampoline for arity {arity}"),
+                message: format!("{e:?}"),
+            })?;
+        return Ok(id);
+    }
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(1, id.as_u32());
     let callee_sig = cvm_signature(module.make_signature(), arity);
