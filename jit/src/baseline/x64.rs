@@ -1,7 +1,7 @@
 //! The baseline code generator for x86-64 (see the module above): one
 //! template per CVM instruction, assembled with `dynasmrt`.
 
-use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
+use crate::context::{offsets, trap, ENTRY, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::define::Compiled;
 use crate::error::JitError;
 use crate::shared::{Checks, ShimIds, FRAME_SETUP};
@@ -273,6 +273,10 @@ struct Emit<'a> {
     /// The polls at back edges, emitted out of line: the poll's label, the
     /// header's offset and label.
     polls: Vec<(DynamicLabel, u32, DynamicLabel)>,
+    /// Whether the entry checks the function's flag in `Context::ready`
+    /// (code compiled for on-stack replacement): the poll at the entry is
+    /// then the first of [`Emit::polls`], named by [`ENTRY`].
+    entry_poll: bool,
     /// The function's index.
     index: u32,
     /// Whether each instruction (in the order of `info.instrs`) is the
@@ -442,6 +446,7 @@ impl<'a> Emit<'a> {
             osr,
             heads,
             polls: Vec::new(),
+            entry_poll: t.checks.osr,
             index: 0,
             targets,
             runs,
@@ -535,6 +540,20 @@ impl<'a> Emit<'a> {
                 ; test rax, rax
                 ; jnz =>resume
             );
+        }
+        if self.entry_poll {
+            // Better code for this function has arrived: the call runs
+            // there (the poll out of line), else here from the start.
+            let (poll, start) = (self.ops.new_dynamic_label(), self.ops.new_dynamic_label());
+            let index = self.index as i32;
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rax, QWORD [rbx + offsets::READY]
+                ; cmp BYTE [rax + index], 0
+                ; jne =>poll
+                ; =>start
+            );
+            self.polls.push((poll, ENTRY, start));
         }
     }
 
