@@ -28,6 +28,7 @@ use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::ListFacts;
 use cvm::{Memory, Program};
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -188,6 +189,17 @@ pub struct JitProgram {
     /// same functions, filled by a background thread; once there, calls
     /// run its code.
     upgrade: Option<Arc<OnceLock<Sendable>>>,
+    /// One flag per function, set when [`JitProgram::compile_quick`]'s
+    /// Cranelift code for it has arrived (see `Context::ready`).
+    ready: Arc<[AtomicU8]>,
+    /// Calls that this program's baseline code handed to Cranelift's code
+    /// at their entry.
+    entry_switches: AtomicU64,
+    /// Frames of this program's baseline code that moved to Cranelift's
+    /// code at a loop back edge (on-stack replacement).
+    back_edge_switches: AtomicU64,
+    /// The roots of [`JitProgram::compile_quick`] (empty otherwise).
+    quick_roots: Vec<u32>,
     /// Whether the code has entries for on-stack replacement
     /// ([`crate::shared::osr_heads`]).
     pub(crate) osr: bool,
@@ -204,6 +216,19 @@ impl crate::context::BetterCode for JitProgram {
         let fast = &self.upgrade.as_deref()?.get()?.0;
         let compiled = fast.functions.get(func as usize).copied().flatten()?;
         Some(run(fast, compiled))
+    }
+
+    fn ready(&self) -> &[AtomicU8] {
+        &self.ready
+    }
+
+    fn switched(&self, at_entry: bool) {
+        let count = if at_entry {
+            &self.entry_switches
+        } else {
+            &self.back_edge_switches
+        };
+        count.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -465,12 +490,9 @@ impl JitProgram {
         if !crate::baseline::supported() {
             return JitProgram::compile_on_demand(program, roots);
         }
-        // Baseline code that polls for Cranelift's at its back edges, which
-        // has entries at its loop headers (on-stack replacement).
-        let mut jit =
-            JitProgram::on_demand_with(program, roots, CodeGen::Baseline, Checks::WITH_OSR)?;
-        let cell: Arc<OnceLock<Sendable>> = Arc::new(OnceLock::new());
-        let fill = Arc::clone(&cell);
+        let mut jit = JitProgram::quick_baseline(program, roots)?;
+        let upgrade = jit.upgrade.clone();
+        let ready = Arc::clone(&jit.ready);
         let source = program.clone();
         let roots = roots.to_vec();
         let spawned = std::thread::Builder::new()
@@ -478,16 +500,68 @@ impl JitProgram {
             .spawn(move || {
                 // The program runs on beside this thread: leave it a core.
                 crate::define::leave_a_core();
-                // A program Cranelift cannot compile keeps the baseline code.
-                if let Ok(fast) = JitProgram::compile_closure(&source, &roots) {
-                    let _ = fill.set(Sendable(fast));
+                if let Some(cell) = upgrade {
+                    deliver_upgrade(&source, &roots, &cell, &ready);
                 }
             });
         // Without a thread the baseline code is all there is.
-        if spawned.is_ok() {
-            jit.upgrade = Some(cell);
+        if spawned.is_err() {
+            jit.upgrade = None;
         }
         Ok(jit)
+    }
+
+    /// [`JitProgram::compile_quick`] without the background thread:
+    /// Cranelift's code is compiled when [`JitProgram::upgrade_now`] is
+    /// called, so that tests and measurements decide when it arrives
+    /// (between two calls, or inside one, from the embedder's `Host` or
+    /// `Output`). On a host without the baseline generator this is
+    /// [`JitProgram::compile_on_demand`], and `upgrade_now` does nothing.
+    pub fn compile_quick_deferred(
+        program: &Program,
+        roots: &[u32],
+    ) -> Result<JitProgram, JitError> {
+        if !crate::baseline::supported() {
+            return JitProgram::compile_on_demand(program, roots);
+        }
+        JitProgram::quick_baseline(program, roots)
+    }
+
+    /// Compiles, on this thread, the Cranelift code a
+    /// [`JitProgram::compile_quick_deferred`] waits for (nothing when it
+    /// has arrived already); whether it has arrived now.
+    pub fn upgrade_now(&self) -> bool {
+        if let Some(cell) = self.upgrade.as_deref() {
+            deliver_upgrade(&self.program, &self.quick_roots, cell, &self.ready);
+        }
+        self.upgraded()
+    }
+
+    /// The baseline half of [`JitProgram::compile_quick`]: the closure of
+    /// `roots` by the baseline generator, with polls at back edges and
+    /// entries at loop headers (on-stack replacement) and an empty cell
+    /// for Cranelift's code.
+    fn quick_baseline(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
+        let mut jit =
+            JitProgram::on_demand_with(program, roots, CodeGen::Baseline, Checks::WITH_OSR)?;
+        jit.upgrade = Some(Arc::new(OnceLock::new()));
+        jit.quick_roots = roots.to_vec();
+        Ok(jit)
+    }
+
+    /// How many calls this program's baseline code handed to Cranelift's
+    /// code of [`JitProgram::compile_quick`] at their entry (a call made
+    /// by baseline code after that code arrived); 0 for every other
+    /// compilation.
+    pub fn entry_switches(&self) -> u64 {
+        self.entry_switches.load(Ordering::Relaxed)
+    }
+
+    /// How many frames of this program's baseline code moved to
+    /// Cranelift's code of [`JitProgram::compile_quick`] at a loop back
+    /// edge (on-stack replacement); 0 for every other compilation.
+    pub fn back_edge_switches(&self) -> u64 {
+        self.back_edge_switches.load(Ordering::Relaxed)
     }
 
     /// Whether Cranelift's code of a [`JitProgram::compile_quick`] has
@@ -699,6 +773,12 @@ impl JitProgram {
             stats,
             on_demand: None,
             upgrade: None,
+            ready: (0..program.module().functions.len())
+                .map(|_| AtomicU8::new(0))
+                .collect(),
+            entry_switches: AtomicU64::new(0),
+            back_edge_switches: AtomicU64::new(0),
+            quick_roots: Vec::new(),
             osr: checks.osr,
         })
     }
@@ -894,6 +974,26 @@ impl Code {
     }
 }
 
+/// Compiles the closure of `roots` with Cranelift (unless `cell` holds
+/// that code already) and puts it in `cell`, then sets the flag of every
+/// function it has in `ready`, so that running baseline code takes the new
+/// code at those functions' next entries. A program Cranelift cannot
+/// compile keeps its baseline code.
+fn deliver_upgrade(source: &Program, roots: &[u32], cell: &OnceLock<Sendable>, ready: &[AtomicU8]) {
+    if cell.get().is_some() {
+        return;
+    }
+    let Ok(fast) = JitProgram::compile_closure(source, roots) else {
+        return;
+    };
+    let has: Vec<bool> = fast.functions.iter().map(Option::is_some).collect();
+    if cell.set(Sendable(fast)).is_ok() {
+        for (flag, _) in ready.iter().zip(&has).filter(|(_, &h)| h) {
+            flag.store(1, Ordering::Release);
+        }
+    }
+}
+
 /// The functions reachable by calls from `roots`, `roots` included: marks
 /// indexed by function. Unreachable instructions (no verified stack depth)
 /// call nothing.
@@ -938,6 +1038,19 @@ fn define_trampoline(
     let id = module
         .declare_function(&format!("cvm_entry_{arity}"), Linkage::Local, &sig)
         .map_err(link_error)?;
+    // Where the baseline generator exists it assembles the same function
+    // directly, sparing a process that runs one short program a Cranelift
+    // compilation.
+    if let Some(bytes) = crate::baseline::trampoline(arity) {
+        module
+            .define_function_bytes(id, 16, &bytes?, &[])
+            .map_err(|e| JitError::Function {
+                function: u32::MAX,
+                name: format!("entry trampoline for arity {arity}"),
+                message: format!("{e:?}"),
+            })?;
+        return Ok(id);
+    }
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(1, id.as_u32());
     let callee_sig = cvm_signature(module.make_signature(), arity);

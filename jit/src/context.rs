@@ -20,6 +20,7 @@ use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use std::any::Any;
 use std::mem::offset_of;
+use std::sync::atomic::AtomicU8;
 
 /// Status a compiled function returns (in place of the remaining fuel) when
 /// a runtime error stopped the run; the trap record says which.
@@ -86,6 +87,12 @@ pub(crate) struct Context<'a> {
     /// Back edges baseline code compiled for on-stack replacement takes
     /// before it asks for better code (`crate::shims::osr_poll`).
     pub poll: u32,
+    /// One flag per function of the program, non-zero once [`Context::better`]
+    /// has Cranelift's code for it: the entry of baseline code compiled for
+    /// on-stack replacement reads its function's flag and, when it is set,
+    /// lets the shim run that code for the call instead (`crate::shims::osr_poll`
+    /// with [`ENTRY`]). Null when no such code can run.
+    pub ready: *const AtomicU8,
     /// The instance memory, for intrinsic shims.
     pub memory: *mut Memory,
     /// The advice table, for intrinsic shims.
@@ -109,6 +116,11 @@ pub(crate) struct Context<'a> {
 /// ([`Context::poll`]).
 pub(crate) const POLL_EVERY: u32 = 1024;
 
+/// The header offset a poll names when it is made at a function's entry
+/// rather than at a back edge: the call runs on the better code from its
+/// start.
+pub(crate) const ENTRY: u32 = u32::MAX;
+
 /// Better code than the running baseline code, for on-stack replacement
 /// at a back edge (`crate::shims::osr_poll`): Cranelift's code of the
 /// hosts' JIT once it has arrived, or the tiered backend's.
@@ -121,6 +133,13 @@ pub(crate) trait BetterCode {
         func: u32,
         run: &mut dyn FnMut(&crate::JitProgram, crate::shared::CompiledFn) -> i64,
     ) -> Option<i64>;
+
+    /// The flags of [`Context::ready`]: one per function of the program.
+    fn ready(&self) -> &[AtomicU8];
+
+    /// Counts a switch to better code made by baseline code: a call at its
+    /// entry (`at_entry`), or a frame at a loop back edge.
+    fn switched(&self, at_entry: bool);
 }
 
 /// Byte offsets of the fields compiled code accesses.
@@ -157,6 +176,8 @@ pub(crate) mod offsets {
     pub const OSR: i32 = offset_of!(Context<'static>, osr) as i32;
     /// [`Context::poll`].
     pub const POLL: i32 = offset_of!(Context<'static>, poll) as i32;
+    /// [`Context::ready`].
+    pub const READY: i32 = offset_of!(Context<'static>, ready) as i32;
     /// `board.pieces[colour][kind]` in the context.
     pub fn piece(colour: usize, kind: usize) -> i32 {
         BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32

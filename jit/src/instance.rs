@@ -439,6 +439,7 @@ impl Run<'_> {
             loops_checked: 0,
             osr: self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr),
             poll: crate::context::POLL_EVERY,
+            ready: self.better.map_or(std::ptr::null(), |b| b.ready().as_ptr()),
             memory,
             advice,
             host,

@@ -10,7 +10,7 @@
 //! backends call the very same intrinsic functions
 //! ([`cvm::intrinsics::INTRINSICS`]), so intrinsics behave identically.
 
-use crate::context::{trap, Context, SHIM_TRAP};
+use crate::context::{trap, Context, ENTRY, SHIM_TRAP};
 use cvm::intrinsics::{Ctx, INTRINSICS, MAX_PARAMS};
 use cvm::TrapKind;
 use cvm_chess::board::BoardView;
@@ -87,6 +87,11 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 6] {
 /// may need, the frame continues there, on the same context: returns what
 /// that code returned (the fuel left or a negative status; the value is in
 /// [`Context::result`]). Otherwise [`NOT_SWITCHED`], and the frame goes on.
+///
+/// With `target` [`ENTRY`], the poll is made at the entry of `func` (whose
+/// flag in [`Context::ready`] is set) with its arguments as the first frame
+/// slots: the call then runs on the better code from its start, as if its
+/// caller had called that code.
 extern "C" fn osr_poll(
     ctx: *mut c_void,
     func: u32,
@@ -99,8 +104,11 @@ extern "C" fn osr_poll(
     // SAFETY: compiled code passes the context pointer it received (see
     // `intrinsic`); no reference to it is kept across the nested run
     // below, which uses the same context through the same pointer.
+    let at_entry = target == ENTRY;
     let better = unsafe {
-        (*ctx).poll = crate::context::POLL_EVERY;
+        if !at_entry {
+            (*ctx).poll = crate::context::POLL_EVERY;
+        }
         (*ctx).better
     };
     let Some(better) = better else {
@@ -111,14 +119,14 @@ extern "C" fn osr_poll(
             let program = &jit.program;
             let f = &program.module().functions[func as usize];
             let info = program.function_info(func);
-            if !jit.osr
-                || crate::shared::osr_heads(f, info)
-                    .binary_search(&target)
-                    .is_err()
+            if !at_entry
+                && (!jit.osr
+                    || crate::shared::osr_heads(f, info)
+                        .binary_search(&target)
+                        .is_err())
             {
                 return NOT_SWITCHED;
             }
-            let depth = crate::shared::stack_depth_at(info, target);
             let frames = match jit.depth_bounds.get(func as usize).copied().flatten() {
                 Some(bound) => bound.min(depth_left),
                 None => depth_left,
@@ -128,19 +136,31 @@ extern "C" fn osr_poll(
             if !enough {
                 return NOT_SWITCHED;
             }
-            let words = (f.frame_slots() + depth) as usize;
-            let mut state = Vec::with_capacity(1 + words);
-            state.push(target as i32);
-            // SAFETY: baseline code passes its frame slots, followed by its
-            // operand stack, as at least `words` words of its frame.
-            state.extend_from_slice(unsafe { std::slice::from_raw_parts(frame, words) });
-            let args = vec![0i32; f.arity() as usize];
+            let arity = f.arity() as usize;
+            let (state, args) = if at_entry {
+                // SAFETY: baseline code passes its frame slots, the
+                // parameters first, as at least `arity` words of its frame.
+                let args = unsafe { std::slice::from_raw_parts(frame, arity) };
+                (Vec::new(), args.to_vec())
+            } else {
+                let depth = crate::shared::stack_depth_at(info, target);
+                let words = (f.frame_slots() + depth) as usize;
+                let mut state = Vec::with_capacity(1 + words);
+                state.push(target as i32);
+                // SAFETY: baseline code passes its frame slots, followed by
+                // its operand stack, as at least `words` words of its frame.
+                state.extend_from_slice(unsafe { std::slice::from_raw_parts(frame, words) });
+                (state, vec![0i32; arity])
+            };
             // SAFETY: `compiled` is finalized code of `jit` with its
             // trampoline, alive while `jit` is borrowed; the state and the
             // arguments outlive the call; the context is the running one,
             // whose memory the code may use; the native stack was checked.
+            // An entry leaves the context's state pointer null.
             unsafe {
-                (*ctx).osr = state.as_ptr();
+                if !at_entry {
+                    (*ctx).osr = state.as_ptr();
+                }
                 let entry: crate::instance::Entry =
                     std::mem::transmute::<*const u8, crate::instance::Entry>(compiled.entry);
                 entry(
@@ -154,7 +174,12 @@ extern "C" fn osr_poll(
         })
     }));
     match outcome {
-        Ok(Some(status)) => status,
+        Ok(Some(status)) => {
+            if status != NOT_SWITCHED {
+                better.switched(at_entry);
+            }
+            status
+        }
         Ok(None) => NOT_SWITCHED,
         Err(panic) => {
             // SAFETY: as above.

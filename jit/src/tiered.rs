@@ -29,7 +29,7 @@ use cvm::{
     RuntimeError, Vm,
 };
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -177,6 +177,11 @@ struct Table {
     calls: Vec<AtomicU32>,
     /// Fuel spent by the embedder's calls of each function, likewise.
     fuel: Vec<AtomicU64>,
+    /// Whether each function has Cranelift's code in `slots` (read by the
+    /// entry of running baseline code, see `Context::ready`).
+    ready: Vec<AtomicU8>,
+    /// Calls that baseline code handed to Cranelift's code at their entry.
+    entry_switches: AtomicU64,
 }
 
 impl Table {
@@ -204,6 +209,9 @@ impl Table {
                 if codegen == CodeGen::Cranelift {
                     if let Some(r) = self.requested.get(f) {
                         r.store(true, Ordering::Relaxed);
+                    }
+                    if let Some(r) = self.ready.get(f) {
+                        r.store(1, Ordering::Release);
                     }
                 }
                 if let Some(r) = self.requested_baseline.get(f) {
@@ -405,6 +413,8 @@ impl TieredProgram {
                 requested_baseline: (0..n).map(|_| AtomicBool::new(false)).collect(),
                 calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
                 fuel: (0..n).map(|_| AtomicU64::new(0)).collect(),
+                ready: (0..n).map(|_| AtomicU8::new(0)).collect(),
+                entry_switches: AtomicU64::new(0),
             }),
             worker: Mutex::new(None),
         }
@@ -440,6 +450,12 @@ impl TieredProgram {
                     .count()
             })
             .unwrap_or(0)
+    }
+
+    /// How many calls made by running baseline code were handed to
+    /// Cranelift's code at their entry, because that code had arrived.
+    pub fn entry_switches(&self) -> u64 {
+        self.table.entry_switches.load(Ordering::Relaxed)
     }
 
     /// How many closures this program and its [`sibling`](Self::sibling)s
@@ -687,6 +703,16 @@ impl crate::context::BetterCode for TieredProgram {
             .filter(|n| n.codegen == CodeGen::Cranelift)?
             .clone();
         Some(run(&native.jit.0, native.code))
+    }
+
+    fn ready(&self) -> &[AtomicU8] {
+        &self.table.ready
+    }
+
+    fn switched(&self, at_entry: bool) {
+        if at_entry {
+            self.table.entry_switches.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -112,3 +112,50 @@ fn recursion_stops_at_the_depth_limit_and_by_fuel_as_interpreted() {
         agree(&p, "down", &[50], limits);
     }
 }
+
+/// A function of `arity` parameters returning the sum of `(k + 1) *
+/// arg[k]`, in assembly.
+fn weighted_sum(arity: u32) -> String {
+    let mut src =
+        format!(".func w{arity} params {arity} lists 0 locals 0 stack 3 value\n    push 0\n");
+    for k in 0..arity {
+        src.push_str(&format!(
+            "    ldl {k}\n    push {}\n    mul\n    add\n",
+            k + 1
+        ));
+    }
+    src.push_str("    retv\n.end\n");
+    src
+}
+
+#[test]
+fn entry_trampolines_pass_every_argument_of_every_arity() {
+    let src: String = (0..=9).map(weighted_sum).collect();
+    let p = program(&src);
+    let mut codes = vec![JitProgram::compile(&p).expect("compiles")];
+    if jit::baseline::supported() {
+        codes.push(JitProgram::compile_baseline(&p).expect("compiles"));
+    }
+    for code in &codes {
+        let mut vm = code.instance();
+        for arity in 0..=9u32 {
+            let args: Vec<i32> = (0..arity as i32)
+                .map(|k| 1000 * (k + 1) - 7 * k * k)
+                .collect();
+            // Computed here, not by any CVM backend.
+            let want: i32 = args.iter().zip(1..).map(|(a, w)| a * w).sum();
+            let got = vm.call_by_name(
+                &format!("w{arity}"),
+                &args,
+                &mut NoHost,
+                &mut CollectOutput::default(),
+            );
+            assert!(vm.ran_compiled(), "w{arity} did not run compiled code");
+            assert_eq!(
+                got,
+                Ok(cvm::Completion::Returned(Some(want))),
+                "w{arity}{args:?}"
+            );
+        }
+    }
+}

@@ -283,3 +283,177 @@ fn the_jit_backend_of_the_hosts_starts_on_baseline_code() {
     assert_eq!(done, Completion::Returned(Some(41)));
     assert!(vm.ran_compiled());
 }
+
+/// `main` calls `sq` three times and writes after the first call.
+const CALLS_AFTER_WRITE: &str = "
+.entry main
+.func main params 0 lists 0 locals 0 stack 3 value
+    push 5
+    call sq
+    dup
+    write
+    push 6
+    call sq
+    add
+    push 7
+    call sq
+    add
+    retv
+.end
+.func sq params 1 lists 0 locals 0 stack 2 value
+    ldl 0
+    ldl 0
+    mul
+    retv
+.end
+";
+
+/// An output that, at the first `write`, has Cranelift's code of a
+/// deferred quick compilation compiled.
+struct UpgradeAtFirstWrite<'a> {
+    jit: &'a JitProgram,
+    lines: Vec<i32>,
+}
+
+impl cvm::Output for UpgradeAtFirstWrite<'_> {
+    fn write_value(&mut self, value: i32) {
+        if self.lines.is_empty() {
+            assert!(self.jit.upgrade_now(), "Cranelift compiles the closure");
+        }
+        self.lines.push(value);
+    }
+
+    fn write_text(&mut self, _: &str) {}
+}
+
+#[test]
+fn baseline_callers_enter_cranelift_code_once_it_has_arrived() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let p = program(CALLS_AFTER_WRITE);
+    let jit = JitProgram::compile_quick_deferred(&p, &[0]).expect("compiles");
+    assert!(!jit.upgraded());
+    let mut vm = jit.instance();
+    let mut out = UpgradeAtFirstWrite {
+        jit: &jit,
+        lines: Vec::new(),
+    };
+    let got = vm.run_entry(&mut NoHost, &mut out).expect("runs");
+    // 5*5 + 6*6 + 7*7, by hand.
+    assert_eq!(got, Completion::Returned(Some(110)));
+    assert_eq!(out.lines, vec![25]);
+    // `main` started on baseline code and stays there; its two calls of
+    // `sq` after the write run Cranelift's code from their entry.
+    assert_eq!(jit.entry_switches(), 2);
+    let mut interp = Interpreter::new(&p);
+    interp
+        .run_entry(&mut NoHost, &mut CollectOutput::default())
+        .expect("runs");
+    assert_eq!(vm.fuel_used(), interp.fuel_used());
+    assert_eq!(vm.memory(), interp.memory());
+    // The next embedder call runs Cranelift's code from the start: no
+    // baseline code is left to switch.
+    vm.run_entry(&mut NoHost, &mut out).expect("runs");
+    assert_eq!(jit.entry_switches(), 2);
+}
+
+#[test]
+fn a_call_switched_at_its_entry_runs_out_of_fuel_as_interpreted() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let p = program(CALLS_AFTER_WRITE);
+    for fuel in 0..=12 {
+        let limits = Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        };
+        let jit = JitProgram::compile_quick_deferred(&p, &[0]).expect("compiles");
+        let mut vm = jit.instance();
+        vm.set_limits(limits);
+        let mut out = UpgradeAtFirstWrite {
+            jit: &jit,
+            lines: Vec::new(),
+        };
+        let got = vm.run_entry(&mut NoHost, &mut out);
+        let mut interp = Interpreter::new(&p);
+        interp.set_limits(limits);
+        let mut want_out = CollectOutput::default();
+        let want = interp.run_entry(&mut NoHost, &mut want_out);
+        assert_eq!(got, want, "fuel {fuel}");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "fuel {fuel}");
+        let want_lines: Vec<i32> = want_out
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                cvm::OutputLine::Value(v) => Some(*v),
+                cvm::OutputLine::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(out.lines, want_lines, "fuel {fuel}");
+    }
+}
+
+/// `main` writes, then sums `0..5000` in a loop of 5,000 back edges.
+const WRITE_THEN_LOOP: &str = "
+.entry main
+.func main params 0 lists 0 locals 2 stack 2 value
+    push 7
+    write
+L_top:
+    ldl 1
+    ldl 0
+    add
+    stl 1
+    ldl 0
+    push 1
+    add
+    stl 0
+    ldl 0
+    push 5000
+    jlt L_top
+    ldl 1
+    retv
+.end
+";
+
+#[test]
+fn a_baseline_frame_moves_to_cranelift_code_at_a_back_edge() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let p = program(WRITE_THEN_LOOP);
+    // Unbounded, then out of fuel before and after the first poll (the
+    // 1,024th back edge) and at the end.
+    for fuel in [None, Some(500), Some(5_000), Some(20_000), Some(25_008)] {
+        let limits = Limits {
+            fuel,
+            ..Limits::default()
+        };
+        let jit = JitProgram::compile_quick_deferred(&p, &[0]).expect("compiles");
+        let mut vm = jit.instance();
+        vm.set_limits(limits);
+        let mut out = UpgradeAtFirstWrite {
+            jit: &jit,
+            lines: Vec::new(),
+        };
+        let got = vm.run_entry(&mut NoHost, &mut out);
+        let mut interp = Interpreter::new(&p);
+        interp.set_limits(limits);
+        let want = interp.run_entry(&mut NoHost, &mut CollectOutput::default());
+        assert_eq!(got, want, "fuel {fuel:?}");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "fuel {fuel:?}");
+        assert_eq!(vm.memory(), interp.memory(), "fuel {fuel:?}");
+        assert_eq!(out.lines, vec![7]);
+        if fuel.is_none() {
+            // 0 + 1 + ... + 4999, by hand.
+            assert_eq!(got, Ok(Completion::Returned(Some(12_497_500))));
+        }
+        // The frame started on baseline code and moved once Cranelift's
+        // code was there, at the first poll, unless fuel ran out first.
+        let moved = u64::from(interp.fuel_used() > 1_100);
+        assert_eq!(jit.back_edge_switches(), moved, "fuel {fuel:?}");
+        assert_eq!(jit.entry_switches(), 0);
+    }
+}

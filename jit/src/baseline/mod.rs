@@ -56,6 +56,21 @@ mod x64;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x64::{compile_function, Target};
 
+/// The entry trampoline for functions of `arity` parameters as machine
+/// code, where the host has this generator (`None` elsewhere: Cranelift
+/// compiles it).
+pub(crate) fn trampoline(arity: u32) -> Option<Result<Vec<u8>, crate::error::JitError>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        Some(x64::trampoline(arity))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = arity;
+        None
+    }
+}
+
 /// Whether this host has the baseline code generator.
 pub const fn supported() -> bool {
     cfg!(target_arch = "x86_64")

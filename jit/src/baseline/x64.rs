@@ -1,7 +1,7 @@
 //! The baseline code generator for x86-64 (see the module above): one
 //! template per CVM instruction, assembled with `dynasmrt`.
 
-use crate::context::{offsets, trap, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
+use crate::context::{offsets, trap, ENTRY, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::define::Compiled;
 use crate::error::JitError;
 use crate::shared::{Checks, ShimIds, FRAME_SETUP};
@@ -273,6 +273,10 @@ struct Emit<'a> {
     /// The polls at back edges, emitted out of line: the poll's label, the
     /// header's offset and label.
     polls: Vec<(DynamicLabel, u32, DynamicLabel)>,
+    /// Whether the entry checks the function's flag in `Context::ready`
+    /// (code compiled for on-stack replacement): the poll at the entry is
+    /// then the first of [`Emit::polls`], named by [`ENTRY`].
+    entry_poll: bool,
     /// The function's index.
     index: u32,
     /// Whether each instruction (in the order of `info.instrs`) is the
@@ -442,6 +446,7 @@ impl<'a> Emit<'a> {
             osr,
             heads,
             polls: Vec::new(),
+            entry_poll: t.checks.osr,
             index: 0,
             targets,
             runs,
@@ -535,6 +540,20 @@ impl<'a> Emit<'a> {
                 ; test rax, rax
                 ; jnz =>resume
             );
+        }
+        if self.entry_poll {
+            // Better code for this function has arrived: the call runs
+            // there (the poll out of line), else here from the start.
+            let (poll, start) = (self.ops.new_dynamic_label(), self.ops.new_dynamic_label());
+            let index = self.index as i32;
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rax, QWORD [rbx + offsets::READY]
+                ; cmp BYTE [rax + index], 0
+                ; jne =>poll
+                ; =>start
+            );
+            self.polls.push((poll, ENTRY, start));
         }
     }
 
@@ -1982,4 +2001,70 @@ impl<'a> Emit<'a> {
             ; ret
         );
     }
+}
+
+/// The entry trampoline for functions of `arity` parameters, as machine
+/// code: `(ctx, callee, fuel, depth_left, args) -> fuel or status` in the
+/// System V convention, as the Cranelift-made one in `compile.rs`. It calls
+/// `callee` with `(ctx, fuel, depth_left, args[0], ..)` (the first three
+/// arguments in `ecx`, `r8d`, `r9d`, the others in eight-byte stack slots),
+/// stores the value it returns in the context's result word and returns
+/// the fuel or status. Assembling it takes a few hundred host instructions
+/// where Cranelift's compilation of the same function takes about 150,000,
+/// which a process that runs one short program notices.
+pub(crate) fn trampoline(arity: u32) -> Result<Vec<u8>, JitError> {
+    let fail = |message: String| JitError::Function {
+        function: u32::MAX,
+        name: format!("entry trampoline for arity {arity}"),
+        message,
+    };
+    let word = |k: u32| {
+        i32::try_from(u64::from(k) * 4).map_err(|_| fail(format!("argument {k} out of reach")))
+    };
+    let stacked = arity.saturating_sub(REG_ARGS);
+    // After `push rbp; push rbx` the stack pointer is 8 bytes off a
+    // 16-byte boundary; the stack arguments and the padding restore it.
+    let outgoing = u64::from(stacked) * 8 + if stacked % 2 == 0 { 8 } else { 0 };
+    let outgoing = i32::try_from(outgoing).map_err(|_| fail("too many arguments".into()))?;
+    let mut ops = VecAssembler::<X64Relocation>::new(0);
+    dynasm!(ops
+        ; .arch x64
+        ; push rbp
+        ; mov rbp, rsp
+        ; push rbx
+        ; mov rbx, rdi
+        ; mov r11, rsi
+        ; mov r10, r8
+        ; mov rsi, rdx
+        ; mov edx, ecx
+        ; sub rsp, outgoing
+    );
+    for k in REG_ARGS..arity {
+        let (from, to) = (word(k)?, 8 * (k - REG_ARGS) as i32);
+        dynasm!(ops
+            ; .arch x64
+            ; mov eax, DWORD [r10 + from]
+            ; mov QWORD [rsp + to], rax
+        );
+    }
+    for k in 0..arity.min(REG_ARGS) {
+        let from = word(k)?;
+        match k {
+            0 => dynasm!(ops ; .arch x64 ; mov ecx, DWORD [r10 + from]),
+            1 => dynasm!(ops ; .arch x64 ; mov r8d, DWORD [r10 + from]),
+            _ => dynasm!(ops ; .arch x64 ; mov r9d, DWORD [r10 + from]),
+        }
+    }
+    dynasm!(ops
+        ; .arch x64
+        ; call r11
+        ; mov DWORD [rbx + offsets::RESULT], eax
+        ; mov rax, rdx
+        ; lea rsp, [rbp - 8]
+        ; pop rbx
+        ; pop rbp
+        ; ret
+    );
+    ops.finalize()
+        .map_err(|err| fail(format!("assembling failed: {err}")))
 }
