@@ -70,6 +70,28 @@ pub const BUILTIN: &[(&str, &[&str])] = &[
     ("kpkp", &[KPKP, KPK, KQK]),
 ];
 
+/// How far the engine's search may look with a program's values at its nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookahead {
+    /// The values are written (or trained) for the program's own [`PROGRAM_DEPTH`]-ply choice:
+    /// the program's move is played unless the engine's own search finds a forced mate.
+    Fixed,
+    /// The values hold at any depth (the KQK and KRK box, the KPK known wins): under a clock
+    /// the engine's full-depth search, with the program's values at its nodes, chooses the
+    /// move once it has searched deeper than the program's lookahead.
+    Full,
+}
+
+/// The lookahead of the shipped program `name` ([`Lookahead::Fixed`] for any other name). The
+/// KBNK program's tables are fitted to its two-ply choices, and a deeper search of them loses
+/// its way (`docs/cheg.md`); the KPKP program is not measured deeper.
+pub fn builtin_lookahead(name: &str) -> Lookahead {
+    match name {
+        "kqk" | "krk" | "kpk" => Lookahead::Full,
+        _ => Lookahead::Fixed,
+    }
+}
+
 /// The source of the shipped program `name` (see [`BUILTIN`]), `None` for an unknown name.
 pub fn builtin_source(name: &str) -> Option<String> {
     let (_, parts) = BUILTIN.iter().find(|(n, _)| *n == name)?;
@@ -274,6 +296,15 @@ impl EndgameProgram {
     /// Where the program came from.
     pub fn source(&self) -> &EndgameSource {
         &self.source
+    }
+
+    /// How deep the engine's search may use the program's values: [`builtin_lookahead`] for a
+    /// shipped program, [`Lookahead::Fixed`] for any other.
+    pub fn lookahead(&self) -> Lookahead {
+        match &self.source {
+            EndgameSource::Builtin(name) => builtin_lookahead(name),
+            _ => Lookahead::Fixed,
+        }
     }
 
     /// The checked program (its ENTRY table and literals).
@@ -714,12 +745,18 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
 ///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
 ///    gives no move. A `stop` waits for the lookahead and ends step 2.
-/// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
-///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
-///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
-/// 3. A forced mate found by that search is played (the shortest way home); otherwise the
-///    program's move, reported with the program's score for it. When the program answers no
-///    move (LEAVE), the engine's search runs instead with the program's values at its nodes.
+/// 2. The engine's own search (`state`, no program at the leaves) then looks for a forced mate
+///    with the rest of the move's time, nodes or depth; with a program of full lookahead
+///    ([`Lookahead::Full`]) with one part in [`MATE_SHARE`] of it, and not at all under `go
+///    infinite`. It reports its `info` lines as it goes, with the depth it searched and `score
+///    mate N` once a mate is found; a forced mate it finds is played (the shortest way home).
+/// 3. With a program of full lookahead, the engine's search with the program's values at its
+///    nodes (`own`, the lookahead's search state) gets the rest of the move (until `stop` under
+///    `go infinite`); its move is played when it found a mate or searched deeper than
+///    [`PROGRAM_DEPTH`] plies.
+/// 4. Otherwise the program's move is played, reported with the depth the engine searched and
+///    the program's score for it. When the program answers no move (LEAVE), the engine's
+///    search runs instead with the program's values at its nodes.
 pub(crate) fn search(
     program: &EndgameProgram,
     (state, own): (&mut SearchState, &mut SearchState),
@@ -869,36 +906,89 @@ pub(crate) fn search(
         "endgame program {} answered {mv} ({PROGRAM_DEPTH}-ply lookahead)",
         program.source()
     )));
-    // The engine's own search for a forced mate, with the rest of the move.
-    let ctx = state.context(&params, None, control);
+    let full = program.lookahead() == Lookahead::Full && hook.error().is_none();
+    let mut nodes = tried_nodes;
     let mut seldepth = 0;
-    let mut forward = |r: &Report| {
-        seldepth = seldepth.max(r.seldepth);
-        sink(EngineEvent::Report(Report {
-            nodes: r.nodes + tried_nodes,
-            ..r.clone()
-        }))
-    };
-    let mut result = search::run(ctx, setup, &mut forward);
-    result.nodes += tried_nodes;
-    if result.score >= MATE_BOUND && result.best.is_some_and(|b| root.is_legal(b)) {
-        if result.best != Some(mv) {
-            sink(EngineEvent::Note(format!(
-                "the search found a mate in {}: {} instead of the program's {mv}",
-                crate::search::value::mate_moves(result.score),
-                result.best.map_or_else(String::new, |b| b.to_string())
-            )));
+    let mut searched = 0;
+    // The engine's own search for a forced mate: the rest of the move, or with a program of
+    // full lookahead the first part of it (none under `go infinite`, where the search with the
+    // program's values runs until `stop` and finds the mates itself).
+    if !(full && setup.infinite) {
+        let mut plain = setup.clone();
+        if full {
+            control.set_plan(share(after_spending(live, start.elapsed()), MATE_SHARE));
+            plain.node_limit = setup.node_limit.map(|n| n / MATE_SHARE);
         }
-        return Some(result);
+        let ctx = state.context(&params, None, control);
+        let mut forward = |r: &Report| {
+            seldepth = seldepth.max(r.seldepth);
+            sink(EngineEvent::Report(Report {
+                nodes: r.nodes + nodes,
+                ..r.clone()
+            }))
+        };
+        let result = search::run(ctx, &plain, &mut forward);
+        nodes += result.nodes;
+        searched = result.depth;
+        if result.score >= MATE_BOUND && result.best.is_some_and(|b| root.is_legal(b)) {
+            if result.best != Some(mv) {
+                sink(EngineEvent::Note(format!(
+                    "the search found a mate in {}: {} instead of the program's {mv}",
+                    crate::search::value::mate_moves(result.score),
+                    result.best.map_or_else(String::new, |b| b.to_string())
+                )));
+            }
+            return Some(SearchResult { nodes, ..result });
+        }
     }
-    let depth = result.depth.max(PROGRAM_DEPTH);
+    // With a program of full lookahead, the engine's search with the program's values at its
+    // nodes, in the program's own search state, with what is left of the move.
+    if full {
+        spend(control);
+        let mut valued = setup.clone();
+        valued.node_limit = setup
+            .node_limit
+            .map(|n| n.saturating_sub(nodes - tried_nodes).max(1));
+        hook.set_context(0, None);
+        let ctx = own.context(&params, Some(&mut hook), control);
+        let before = nodes;
+        let mut forward = |r: &Report| {
+            seldepth = seldepth.max(r.seldepth);
+            sink(EngineEvent::Report(Report {
+                nodes: r.nodes + before,
+                ..r.clone()
+            }))
+        };
+        let result = search::run(ctx, &valued, &mut forward);
+        nodes += result.nodes;
+        if result.hook_failed {
+            if let Some(e) = hook.error() {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; the program's move stands",
+                    program.source()
+                )));
+            }
+        } else if let Some(best) = result.best.filter(|&b| root.is_legal(b)) {
+            if result.score >= MATE_BOUND || result.depth > PROGRAM_DEPTH {
+                if best != mv {
+                    sink(EngineEvent::Note(format!(
+                        "the search with the program's values at depth {} chose {best} instead of the program's {mv}",
+                        result.depth
+                    )));
+                }
+                return Some(SearchResult { nodes, ..result });
+            }
+        }
+        searched = searched.max(result.depth);
+    }
+    let depth = searched.max(PROGRAM_DEPTH);
     let elapsed = start.elapsed();
     sink(EngineEvent::Report(Report {
         depth,
         seldepth: seldepth.max(depth),
         score,
         bound: None,
-        nodes: result.nodes,
+        nodes,
         elapsed,
         hashfull: state.tt.hashfull(),
         pv: vec![mv],
@@ -908,12 +998,31 @@ pub(crate) fn search(
         ponder: None,
         score,
         depth,
-        nodes: result.nodes,
+        nodes,
         elapsed,
         pv: vec![mv],
         choices: 1,
         ..SearchResult::default()
     })
+}
+
+/// With a program of full lookahead ([`Lookahead::Full`]), the engine's search for a forced
+/// mate without the program gets one part in `MATE_SHARE` of the move's time and nodes, and the
+/// search with the program's values the rest.
+const MATE_SHARE: u64 = 3;
+
+/// One part in `parts` of each of `plan`'s deadlines (never below a millisecond).
+fn share(plan: TimePlan, parts: u64) -> TimePlan {
+    let part = |d: Option<std::time::Duration>| {
+        d.map(|d| {
+            (d / u32::try_from(parts).unwrap_or(1).max(1))
+                .max(std::time::Duration::from_millis(1))
+        })
+    };
+    TimePlan {
+        soft: part(plan.soft),
+        hard: part(plan.hard),
+    }
 }
 
 /// Runs `program` once at the top level on `at.root`, the engine's search behind its TRY,
