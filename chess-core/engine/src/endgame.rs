@@ -37,6 +37,7 @@ use crate::search::{
 use che_pipeline::{Input, ModuleError, ModuleKind, Options};
 use cheg::ast::Program as ChegProgram;
 use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
+use chess_core::chess_move::Move;
 use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
@@ -70,25 +71,28 @@ pub const BUILTIN: &[(&str, &[&str])] = &[
     ("kpkp", &[KPKP, KPK, KQK]),
 ];
 
-/// How far the engine's search may look with a program's values at its nodes.
+/// Who chooses the move when a program's ENTRY matches the root and the engine's own search
+/// finds no forced mate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lookahead {
-    /// The values are written (or trained) for the program's own [`PROGRAM_DEPTH`]-ply choice:
-    /// the program's move is played unless the engine's own search finds a forced mate.
-    Fixed,
-    /// The values hold at any depth (the KQK and KRK box, the KPK known wins): under a clock
-    /// the engine's full-depth search, with the program's values at its nodes, chooses the
-    /// move once it has searched deeper than the program's lookahead.
-    Full,
+pub enum Role {
+    /// The program's move is played: its values are written (or trained) for its own
+    /// [`PROGRAM_DEPTH`]-ply choice and nothing else.
+    Plays,
+    /// The engine's search chooses, and the program guards it: the engine's move is played
+    /// when, by the program's own lookahead, it raises the program's value of the root or is
+    /// worth as much as the program's move; otherwise the program's move is played. The
+    /// values are progress measures (the KQK and KRK box, the KPK known wins) that every
+    /// played move then raises, so the game cannot circle.
+    Guards,
 }
 
-/// The lookahead of the shipped program `name` ([`Lookahead::Fixed`] for any other name). The
-/// KBNK program's tables are fitted to its two-ply choices, and a deeper search of them loses
-/// its way (`docs/cheg.md`); the KPKP program is not measured deeper.
-pub fn builtin_lookahead(name: &str) -> Lookahead {
+/// The role of the shipped program `name` ([`Role::Plays`] for any other name). The KBNK
+/// program's tables are fitted to its own two-ply choices, which the engine's search alone
+/// never finds; the KPKP program is not measured against a table.
+pub fn builtin_role(name: &str) -> Role {
     match name {
-        "kqk" | "krk" | "kpk" => Lookahead::Full,
-        _ => Lookahead::Fixed,
+        "kqk" | "krk" | "kpk" => Role::Guards,
+        _ => Role::Plays,
     }
 }
 
@@ -298,12 +302,12 @@ impl EndgameProgram {
         &self.source
     }
 
-    /// How deep the engine's search may use the program's values: [`builtin_lookahead`] for a
-    /// shipped program, [`Lookahead::Fixed`] for any other.
-    pub fn lookahead(&self) -> Lookahead {
+    /// Who chooses the move when an ENTRY matches ([`Role`]): [`builtin_role`] for a shipped
+    /// program, [`Role::Plays`] for any other.
+    pub fn role(&self) -> Role {
         match &self.source {
-            EndgameSource::Builtin(name) => builtin_lookahead(name),
-            _ => Lookahead::Fixed,
+            EndgameSource::Builtin(name) => builtin_role(name),
+            _ => Role::Plays,
         }
     }
 
@@ -590,6 +594,8 @@ pub struct EngineSearcher<'a, 'p> {
     pub interrupted: bool,
     /// Search switches.
     pub options: search::SearchOptions,
+    /// The moves tried at the root (DEPTH 1) with their values (engine scale).
+    pub tried: Vec<(Move, i32)>,
 }
 
 impl Searcher for EngineSearcher<'_, '_> {
@@ -606,6 +612,9 @@ impl Searcher for EngineSearcher<'_, '_> {
         let earlier = self.game.iter().filter(|&&h| h == key).count() as u32;
         if earlier >= 2 {
             self.nodes += 1;
+            if request.depth == 1 {
+                self.tried.push((request.mv, crate::search::value::DRAW));
+            }
             return Searched { value: 0, nodes: 1 };
         }
         let inner = SearchControl::new();
@@ -650,8 +659,12 @@ impl Searcher for EngineSearcher<'_, '_> {
         if self.limits.depth.is_some_and(|d| result.depth < d) && result.choices > 0 {
             self.interrupted = true;
         }
+        let value = return_score(-result.score, earlier);
+        if request.depth == 1 {
+            self.tried.push((request.mv, value));
+        }
         Searched {
-            value: cheg_score(return_score(-result.score, earlier)),
+            value: cheg_score(value),
             nodes: result.nodes.max(1),
         }
     }
@@ -690,6 +703,9 @@ pub(crate) struct RootRun<'p> {
     /// Whether a search of a tried move was cut short (its deadline, or `stop`) before its
     /// depth: the values the program compared are then not those of its lookahead.
     pub interrupted: bool,
+    /// The root's moves the program tried, with the values its lookahead gave them (engine
+    /// scale, the mover's point of view).
+    pub tried: Vec<(Move, i32)>,
 }
 
 /// Why [`crate::engine::Engine::endgame_run`] gave no report.
@@ -745,18 +761,15 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
 ///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
 ///    gives no move. A `stop` waits for the lookahead and ends step 2.
-/// 2. The engine's own search (`state`, no program at the leaves) then looks for a forced mate
-///    with the rest of the move's time, nodes or depth; with a program of full lookahead
-///    ([`Lookahead::Full`]) with one part in [`MATE_SHARE`] of it, and not at all under `go
-///    infinite`. It reports its `info` lines as it goes, with the depth it searched and `score
-///    mate N` once a mate is found; a forced mate it finds is played (the shortest way home).
-/// 3. With a program of full lookahead, the engine's search with the program's values at its
-///    nodes (`own`, the lookahead's search state) gets the rest of the move (until `stop` under
-///    `go infinite`); its move is played when it found a mate or searched deeper than
-///    [`PROGRAM_DEPTH`] plies.
-/// 4. Otherwise the program's move is played, reported with the depth the engine searched and
-///    the program's score for it. When the program answers no move (LEAVE), the engine's
-///    search runs instead with the program's values at its nodes.
+/// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
+///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
+///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
+/// 3. A forced mate found by that search is played (the shortest way home). Under a program
+///    that guards ([`Role::Guards`]) the search's move is played when the program's lookahead
+///    valued it above the program's value of the root, or at least as high as the program's
+///    move. Otherwise the program's move is played, reported with the depth the engine
+///    searched and the program's score for it. When the program answers no move (LEAVE), the
+///    engine's search runs instead with the program's values at its nodes.
 pub(crate) fn search(
     program: &EndgameProgram,
     (state, own): (&mut SearchState, &mut SearchState),
@@ -815,6 +828,7 @@ pub(crate) fn search(
         run,
         tried_nodes,
         interrupted,
+        tried,
     } = match root_run {
         Ok(r) => r,
         Err(e) => {
@@ -906,80 +920,52 @@ pub(crate) fn search(
         "endgame program {} answered {mv} ({PROGRAM_DEPTH}-ply lookahead)",
         program.source()
     )));
-    let full = program.lookahead() == Lookahead::Full && hook.error().is_none();
-    let mut nodes = tried_nodes;
+    let guards = program.role() == Role::Guards && hook.error().is_none();
+    // The engine's own search with the rest of the move: a forced mate it finds is played, and
+    // under a guarding program its move when the program's lookahead values it as progress.
+    let ctx = state.context(&params, None, control);
     let mut seldepth = 0;
-    let mut searched = 0;
-    // The engine's own search for a forced mate: the rest of the move, or with a program of
-    // full lookahead the first part of it (none under `go infinite`, where the search with the
-    // program's values runs until `stop` and finds the mates itself).
-    if !(full && setup.infinite) {
-        let mut plain = setup.clone();
-        if full {
-            control.set_plan(share(after_spending(live, start.elapsed()), MATE_SHARE));
-            plain.node_limit = setup.node_limit.map(|n| n / MATE_SHARE);
-        }
-        let ctx = state.context(&params, None, control);
-        let mut forward = |r: &Report| {
-            seldepth = seldepth.max(r.seldepth);
-            sink(EngineEvent::Report(Report {
-                nodes: r.nodes + nodes,
-                ..r.clone()
-            }))
-        };
-        let result = search::run(ctx, &plain, &mut forward);
-        nodes += result.nodes;
-        searched = result.depth;
-        if result.score >= MATE_BOUND && result.best.is_some_and(|b| root.is_legal(b)) {
-            if result.best != Some(mv) {
+    let mut forward = |r: &Report| {
+        seldepth = seldepth.max(r.seldepth);
+        sink(EngineEvent::Report(Report {
+            nodes: r.nodes + tried_nodes,
+            ..r.clone()
+        }))
+    };
+    let result = search::run(ctx, setup, &mut forward);
+    let nodes = result.nodes + tried_nodes;
+    let searched = result.depth;
+    if let Some(best) = result.best.filter(|&b| root.is_legal(b)) {
+        if result.score >= MATE_BOUND {
+            if best != mv {
                 sink(EngineEvent::Note(format!(
-                    "the search found a mate in {}: {} instead of the program's {mv}",
+                    "the search found a mate in {}: {best} instead of the program's {mv}",
                     crate::search::value::mate_moves(result.score),
-                    result.best.map_or_else(String::new, |b| b.to_string())
                 )));
             }
             return Some(SearchResult { nodes, ..result });
         }
-    }
-    // With a program of full lookahead, the engine's search with the program's values at its
-    // nodes, in the program's own search state, with what is left of the move.
-    if full {
-        spend(control);
-        let mut valued = setup.clone();
-        valued.node_limit = setup
-            .node_limit
-            .map(|n| n.saturating_sub(nodes - tried_nodes).max(1));
-        hook.set_context(0, None);
-        let ctx = own.context(&params, Some(&mut hook), control);
-        let before = nodes;
-        let mut forward = |r: &Report| {
-            seldepth = seldepth.max(r.seldepth);
-            sink(EngineEvent::Report(Report {
-                nodes: r.nodes + before,
-                ..r.clone()
-            }))
-        };
-        let result = search::run(ctx, &valued, &mut forward);
-        nodes += result.nodes;
-        if result.hook_failed {
-            if let Some(e) = hook.error() {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; the program's move stands",
-                    program.source()
-                )));
-            }
-        } else if let Some(best) = result.best.filter(|&b| root.is_legal(b)) {
-            if result.score >= MATE_BOUND || result.depth > PROGRAM_DEPTH {
-                if best != mv {
-                    sink(EngineEvent::Note(format!(
-                        "the search with the program's values at depth {} chose {best} instead of the program's {mv}",
-                        result.depth
-                    )));
-                }
+        if guards && best != mv {
+            hook.set_context(0, None);
+            // The program's value of the root with our side to move, as at the nodes of its
+            // lookahead two plies down.
+            let now = hook.value(&root, 1).ok().flatten();
+            let of = |m: Move| tried.iter().find(|(t, _)| *t == m).map(|&(_, v)| v);
+            let progress = match (of(best), of(mv), now) {
+                (Some(v), Some(p), Some(now)) => v > now || v >= p,
+                (Some(v), Some(p), None) => v >= p,
+                _ => false,
+            };
+            if progress {
                 return Some(SearchResult { nodes, ..result });
             }
+            sink(EngineEvent::Note(format!(
+                "endgame program {}: the search's {best} makes no progress by the program's values; playing {mv}",
+                program.source()
+            )));
+        } else if guards {
+            return Some(SearchResult { nodes, ..result });
         }
-        searched = searched.max(result.depth);
     }
     let depth = searched.max(PROGRAM_DEPTH);
     let elapsed = start.elapsed();
@@ -1004,25 +990,6 @@ pub(crate) fn search(
         choices: 1,
         ..SearchResult::default()
     })
-}
-
-/// With a program of full lookahead ([`Lookahead::Full`]), the engine's search for a forced
-/// mate without the program gets one part in `MATE_SHARE` of the move's time and nodes, and the
-/// search with the program's values the rest.
-const MATE_SHARE: u64 = 3;
-
-/// One part in `parts` of each of `plan`'s deadlines (never below a millisecond).
-fn share(plan: TimePlan, parts: u64) -> TimePlan {
-    let part = |d: Option<std::time::Duration>| {
-        d.map(|d| {
-            (d / u32::try_from(parts).unwrap_or(1).max(1))
-                .max(std::time::Duration::from_millis(1))
-        })
-    };
-    TimePlan {
-        soft: part(plan.soft),
-        hard: part(plan.hard),
-    }
 }
 
 /// Runs `program` once at the top level on `at.root`, the engine's search behind its TRY,
@@ -1066,6 +1033,7 @@ pub(crate) fn root_run<'p>(
         hook_failed: false,
         interrupted: false,
         options,
+        tried: Vec::new(),
     };
     let mut vm = prepared.instance();
     vm.set_limits(cvm::Limits {
@@ -1075,11 +1043,13 @@ pub(crate) fn root_run<'p>(
     let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
     let tried_nodes = searcher.nodes;
     let interrupted = searcher.interrupted;
+    let tried = std::mem::take(&mut searcher.tried);
     Ok(RootRun {
         hook,
         run,
         tried_nodes,
         interrupted,
+        tried,
     })
 }
 
