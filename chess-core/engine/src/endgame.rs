@@ -674,6 +674,8 @@ impl Searcher for EngineSearcher<'_, '_> {
 pub(crate) struct Turn<'a> {
     /// The move's time.
     pub plan: TimePlan,
+    /// The time left on a game clock (after the move overhead), if the move has one.
+    pub left: Option<std::time::Duration>,
     /// Stops the search.
     pub control: &'a SearchControl,
 }
@@ -759,7 +761,8 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 /// 1. The program runs at the root with a fixed lookahead of [`PROGRAM_DEPTH`] plies, whatever
 ///    the `go` limits: the searches behind its TRY, PLAYB and PLAN use `own`, a search state of
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
-///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
+///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`], but no more than half of what a
+///    game clock has left, `turn.left`); a run that deadline interrupts
 ///    gives no move. A `stop` waits for the lookahead and ends step 2.
 /// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
 ///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
@@ -779,7 +782,11 @@ pub(crate) fn search(
     turn: Turn<'_>,
     sink: &mut dyn FnMut(EngineEvent),
 ) -> Option<SearchResult> {
-    let Turn { plan, control } = turn;
+    let Turn {
+        plan,
+        left,
+        control,
+    } = turn;
     let root = setup.root;
     let start = std::time::Instant::now();
     // The live deadlines (a terminal `time` command may have changed them since `go`).
@@ -809,7 +816,11 @@ pub(crate) fn search(
         nodes: None,
         time: TimePlan {
             soft: None,
-            hard: hard.map(|h| h.max(LOOKAHEAD_FLOOR)),
+            // The floor, but never more than half of what a game clock has left.
+            hard: hard.map(|h| {
+                let floored = h.max(LOOKAHEAD_FLOOR);
+                left.map_or(floored, |l| floored.min(h.max(l / 2)))
+            }),
         },
     };
     let at = RootAt {

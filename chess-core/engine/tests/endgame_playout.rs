@@ -763,7 +763,9 @@ fn uci_with_all_programs_follows_the_material_and_reports_depth_and_mate() {
         "isready",
     ]);
     assert!(
-        loaded.iter().any(|l| l.starts_with("info string endgame programs <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> loaded")),
+        loaded.iter().any(|l| l.starts_with(
+            "info string endgame programs <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> loaded"
+        )),
         "{loaded:?}"
     );
     // (position, go, the program that answers, the table's mate in moves when checked)
