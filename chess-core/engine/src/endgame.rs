@@ -79,10 +79,11 @@ pub enum Role {
     /// [`PROGRAM_DEPTH`]-ply choice and nothing else.
     Plays,
     /// The engine's search chooses, and the program guards it: the engine's move is played
-    /// when, by the program's own lookahead, it raises the program's value of the root or is
-    /// worth as much as the program's move; otherwise the program's move is played. The
-    /// values are progress measures (the KQK and KRK box, the KPK known wins) that every
-    /// played move then raises, so the game cannot circle.
+    /// when, by the program's own lookahead, it keeps at least the program's value of the root
+    /// or is worth as much as the program's move; otherwise the program's move is played. The
+    /// values are progress measures (the KQK and KRK box, the KPK known wins), and a return to
+    /// a position of the game keeps only half its value, so the search cannot walk the game
+    /// back.
     Guards,
 }
 
@@ -769,7 +770,7 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 ///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
 /// 3. A forced mate found by that search is played (the shortest way home). Under a program
 ///    that guards ([`Role::Guards`]) the search's move is played when the program's lookahead
-///    valued it above the program's value of the root, or at least as high as the program's
+///    valued it at least as high as the program's value of the root, or as the program's
 ///    move. Otherwise the program's move is played, reported with the depth the engine
 ///    searched and the program's score for it. When the program answers no move (LEAVE), the
 ///    engine's search runs instead with the program's values at its nodes.
@@ -963,7 +964,7 @@ pub(crate) fn search(
             let now = hook.value(&root, 1).ok().flatten();
             let of = |m: Move| tried.iter().find(|(t, _)| *t == m).map(|&(_, v)| v);
             let progress = match (of(best), of(mv), now) {
-                (Some(v), Some(p), Some(now)) => v > now || v >= p,
+                (Some(v), Some(p), Some(now)) => v >= now || v >= p,
                 (Some(v), Some(p), None) => v >= p,
                 _ => false,
             };
