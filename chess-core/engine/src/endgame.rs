@@ -37,6 +37,7 @@ use crate::search::{
 use che_pipeline::{Input, ModuleError, ModuleKind, Options};
 use cheg::ast::Program as ChegProgram;
 use cheg::search::{FixedDepth, Plan, Searched, Searcher, TryMove};
+use chess_core::chess_move::Move;
 use chess_core::colour::Colour;
 use chess_core::position::Position;
 use cvm::{Backend, Limits, Program, Vm};
@@ -69,6 +70,32 @@ pub const BUILTIN: &[(&str, &[&str])] = &[
     ("kpk", &[KPK, KQK]),
     ("kpkp", &[KPKP, KPK, KQK]),
 ];
+
+/// Who chooses the move when a program's ENTRY matches the root and the engine's own search
+/// finds no forced mate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The program's move is played: its values are written (or trained) for its own
+    /// [`PROGRAM_DEPTH`]-ply choice and nothing else.
+    Plays,
+    /// The engine's search chooses, and the program guards it: the engine's move is played
+    /// when, by the program's own lookahead, it keeps at least the program's value of the root
+    /// or is worth as much as the program's move; otherwise the program's move is played. The
+    /// values are progress measures (the KQK and KRK box, the KPK known wins), and a return to
+    /// a position of the game keeps only half its value, so the search cannot walk the game
+    /// back.
+    Guards,
+}
+
+/// The role of the shipped program `name` ([`Role::Plays`] for any other name). The KBNK
+/// program's tables are fitted to its own two-ply choices, which the engine's search alone
+/// never finds; the KPKP program is not measured against a table.
+pub fn builtin_role(name: &str) -> Role {
+    match name {
+        "kqk" | "krk" | "kpk" => Role::Guards,
+        _ => Role::Plays,
+    }
+}
 
 /// The source of the shipped program `name` (see [`BUILTIN`]), `None` for an unknown name.
 pub fn builtin_source(name: &str) -> Option<String> {
@@ -274,6 +301,15 @@ impl EndgameProgram {
     /// Where the program came from.
     pub fn source(&self) -> &EndgameSource {
         &self.source
+    }
+
+    /// Who chooses the move when an ENTRY matches ([`Role`]): [`builtin_role`] for a shipped
+    /// program, [`Role::Plays`] for any other.
+    pub fn role(&self) -> Role {
+        match &self.source {
+            EndgameSource::Builtin(name) => builtin_role(name),
+            _ => Role::Plays,
+        }
     }
 
     /// The checked program (its ENTRY table and literals).
@@ -559,6 +595,8 @@ pub struct EngineSearcher<'a, 'p> {
     pub interrupted: bool,
     /// Search switches.
     pub options: search::SearchOptions,
+    /// The moves tried at the root (DEPTH 1) with their values (engine scale).
+    pub tried: Vec<(Move, i32)>,
 }
 
 impl Searcher for EngineSearcher<'_, '_> {
@@ -575,6 +613,9 @@ impl Searcher for EngineSearcher<'_, '_> {
         let earlier = self.game.iter().filter(|&&h| h == key).count() as u32;
         if earlier >= 2 {
             self.nodes += 1;
+            if request.depth == 1 {
+                self.tried.push((request.mv, crate::search::value::DRAW));
+            }
             return Searched { value: 0, nodes: 1 };
         }
         let inner = SearchControl::new();
@@ -619,8 +660,12 @@ impl Searcher for EngineSearcher<'_, '_> {
         if self.limits.depth.is_some_and(|d| result.depth < d) && result.choices > 0 {
             self.interrupted = true;
         }
+        let value = return_score(-result.score, earlier);
+        if request.depth == 1 {
+            self.tried.push((request.mv, value));
+        }
         Searched {
-            value: cheg_score(return_score(-result.score, earlier)),
+            value: cheg_score(value),
             nodes: result.nodes.max(1),
         }
     }
@@ -630,6 +675,8 @@ impl Searcher for EngineSearcher<'_, '_> {
 pub(crate) struct Turn<'a> {
     /// The move's time.
     pub plan: TimePlan,
+    /// The time left on a game clock (after the move overhead), if the move has one.
+    pub left: Option<std::time::Duration>,
     /// Stops the search.
     pub control: &'a SearchControl,
 }
@@ -659,6 +706,9 @@ pub(crate) struct RootRun<'p> {
     /// Whether a search of a tried move was cut short (its deadline, or `stop`) before its
     /// depth: the values the program compared are then not those of its lookahead.
     pub interrupted: bool,
+    /// The root's moves the program tried, with the values its lookahead gave them (engine
+    /// scale, the mover's point of view).
+    pub tried: Vec<(Move, i32)>,
 }
 
 /// Why [`crate::engine::Engine::endgame_run`] gave no report.
@@ -712,14 +762,18 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 /// 1. The program runs at the root with a fixed lookahead of [`PROGRAM_DEPTH`] plies, whatever
 ///    the `go` limits: the searches behind its TRY, PLAYB and PLAN use `own`, a search state of
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
-///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
+///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`], but no more than half of what a
+///    game clock has left, `turn.left`); a run that deadline interrupts
 ///    gives no move. A `stop` waits for the lookahead and ends step 2.
 /// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
 ///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
 ///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
-/// 3. A forced mate found by that search is played (the shortest way home); otherwise the
-///    program's move, reported with the program's score for it. When the program answers no
-///    move (LEAVE), the engine's search runs instead with the program's values at its nodes.
+/// 3. A forced mate found by that search is played (the shortest way home). Under a program
+///    that guards ([`Role::Guards`]) the search's move is played when the program's lookahead
+///    valued it at least as high as the program's value of the root, or as the program's
+///    move. Otherwise the program's move is played, reported with the depth the engine
+///    searched and the program's score for it. When the program answers no move (LEAVE), the
+///    engine's search runs instead with the program's values at its nodes.
 pub(crate) fn search(
     program: &EndgameProgram,
     (state, own): (&mut SearchState, &mut SearchState),
@@ -729,7 +783,11 @@ pub(crate) fn search(
     turn: Turn<'_>,
     sink: &mut dyn FnMut(EngineEvent),
 ) -> Option<SearchResult> {
-    let Turn { plan, control } = turn;
+    let Turn {
+        plan,
+        left,
+        control,
+    } = turn;
     let root = setup.root;
     let start = std::time::Instant::now();
     // The live deadlines (a terminal `time` command may have changed them since `go`).
@@ -759,7 +817,11 @@ pub(crate) fn search(
         nodes: None,
         time: TimePlan {
             soft: None,
-            hard: hard.map(|h| h.max(LOOKAHEAD_FLOOR)),
+            // The floor, but never more than half of what a game clock has left.
+            hard: hard.map(|h| {
+                let floored = h.max(LOOKAHEAD_FLOOR);
+                left.map_or(floored, |l| floored.min(h.max(l / 2)))
+            }),
         },
     };
     let at = RootAt {
@@ -778,6 +840,7 @@ pub(crate) fn search(
         run,
         tried_nodes,
         interrupted,
+        tried,
     } = match root_run {
         Ok(r) => r,
         Err(e) => {
@@ -869,7 +932,9 @@ pub(crate) fn search(
         "endgame program {} answered {mv} ({PROGRAM_DEPTH}-ply lookahead)",
         program.source()
     )));
-    // The engine's own search for a forced mate, with the rest of the move.
+    let guards = program.role() == Role::Guards && hook.error().is_none();
+    // The engine's own search with the rest of the move: a forced mate it finds is played, and
+    // under a guarding program its move when the program's lookahead values it as progress.
     let ctx = state.context(&params, None, control);
     let mut seldepth = 0;
     let mut forward = |r: &Report| {
@@ -879,26 +944,49 @@ pub(crate) fn search(
             ..r.clone()
         }))
     };
-    let mut result = search::run(ctx, setup, &mut forward);
-    result.nodes += tried_nodes;
-    if result.score >= MATE_BOUND && result.best.is_some_and(|b| root.is_legal(b)) {
-        if result.best != Some(mv) {
-            sink(EngineEvent::Note(format!(
-                "the search found a mate in {}: {} instead of the program's {mv}",
-                crate::search::value::mate_moves(result.score),
-                result.best.map_or_else(String::new, |b| b.to_string())
-            )));
+    let result = search::run(ctx, setup, &mut forward);
+    let nodes = result.nodes + tried_nodes;
+    let searched = result.depth;
+    if let Some(best) = result.best.filter(|&b| root.is_legal(b)) {
+        if result.score >= MATE_BOUND {
+            if best != mv {
+                sink(EngineEvent::Note(format!(
+                    "the search found a mate in {}: {best} instead of the program's {mv}",
+                    crate::search::value::mate_moves(result.score),
+                )));
+            }
+            return Some(SearchResult { nodes, ..result });
         }
-        return Some(result);
+        if guards && best != mv {
+            hook.set_context(0, None);
+            // The program's value of the root with our side to move, as at the nodes of its
+            // lookahead two plies down.
+            let now = hook.value(&root, 1).ok().flatten();
+            let of = |m: Move| tried.iter().find(|(t, _)| *t == m).map(|&(_, v)| v);
+            let progress = match (of(best), of(mv), now) {
+                (Some(v), Some(p), Some(now)) => v >= now || v >= p,
+                (Some(v), Some(p), None) => v >= p,
+                _ => false,
+            };
+            if progress {
+                return Some(SearchResult { nodes, ..result });
+            }
+            sink(EngineEvent::Note(format!(
+                "endgame program {}: the search's {best} makes no progress by the program's values; playing {mv}",
+                program.source()
+            )));
+        } else if guards {
+            return Some(SearchResult { nodes, ..result });
+        }
     }
-    let depth = result.depth.max(PROGRAM_DEPTH);
+    let depth = searched.max(PROGRAM_DEPTH);
     let elapsed = start.elapsed();
     sink(EngineEvent::Report(Report {
         depth,
         seldepth: seldepth.max(depth),
         score,
         bound: None,
-        nodes: result.nodes,
+        nodes,
         elapsed,
         hashfull: state.tt.hashfull(),
         pv: vec![mv],
@@ -908,7 +996,7 @@ pub(crate) fn search(
         ponder: None,
         score,
         depth,
-        nodes: result.nodes,
+        nodes,
         elapsed,
         pv: vec![mv],
         choices: 1,
@@ -957,6 +1045,7 @@ pub(crate) fn root_run<'p>(
         hook_failed: false,
         interrupted: false,
         options,
+        tried: Vec::new(),
     };
     let mut vm = prepared.instance();
     vm.set_limits(cvm::Limits {
@@ -966,11 +1055,13 @@ pub(crate) fn root_run<'p>(
     let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
     let tried_nodes = searcher.nodes;
     let interrupted = searcher.interrupted;
+    let tried = std::mem::take(&mut searcher.tried);
     Ok(RootRun {
         hook,
         run,
         tried_nodes,
         interrupted,
+        tried,
     })
 }
 

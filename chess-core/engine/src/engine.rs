@@ -465,7 +465,13 @@ impl Engine {
             },
         };
 
-        if let Some(result) = self.endgame_search(&setup, plan, control, sink) {
+        // The time left on a game clock, after the move overhead.
+        let left = match (go.infinite, go.move_time) {
+            (false, None) => go.time[root.side_to_move().index()]
+                .map(|t| t.saturating_sub(Duration::from_millis(self.options.move_overhead_ms))),
+            _ => None,
+        };
+        if let Some(result) = self.endgame_search(&setup, (plan, left), control, sink) {
             self.host.push_score(result.score);
             return result;
         }
@@ -601,7 +607,7 @@ impl Engine {
     fn endgame_search(
         &mut self,
         setup: &SearchSetup,
-        plan: TimePlan,
+        (plan, left): (TimePlan, Option<Duration>),
         control: &SearchControl,
         sink: &mut dyn FnMut(EngineEvent),
     ) -> Option<SearchResult> {
@@ -626,7 +632,11 @@ impl Engine {
             backend,
             &self.options.styles,
             setup,
-            Turn { plan, control },
+            Turn {
+                plan,
+                left,
+                control,
+            },
             sink,
         )
     }

@@ -573,7 +573,8 @@ clock_criteria! {
 }
 
 /// Under every kind of `go` the engine with `<all>` mates a few sampled positions of every
-/// ending: depth 3 and 5, a node budget, a short movetime, a game clock, and `go infinite`
+/// ending: depth 3 and 5, a node budget, a short movetime, the criterion's game clock (a
+/// shorter one loses KBNK games on time on a loaded machine), and `go infinite`
 /// stopped after a while (the full-size runs are the ignored criteria above).
 #[test]
 fn all_programs_mate_under_every_kind_of_go() {
@@ -587,10 +588,7 @@ fn all_programs_mate_under_every_kind_of_go() {
             ..GoParams::default()
         }),
         Clock::movetime(30),
-        Clock::Game {
-            base: ms(3_000),
-            increment: ms(30),
-        },
+        game_clock(),
         Clock::InfiniteThenStop(ms(30)),
     ];
     for clock in &clocks {
@@ -711,4 +709,126 @@ fn info_reports_the_depth_searched_and_the_mate() {
             );
         }
     }
+}
+
+/// The fields of an `info` line that the tests read: the depth, and the score as `("cp", n)`
+/// or `("mate", n)`; `None` for any other line.
+fn info_fields(line: &str) -> Option<(u32, (String, i32))> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.first() != Some(&"info") || words.get(1) == Some(&"string") {
+        return None;
+    }
+    let after = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+    };
+    let depth = after("depth")?.parse().ok()?;
+    let at = words.iter().position(|w| *w == "score")?;
+    let kind = words.get(at + 1)?.to_string();
+    let value = words.get(at + 2)?.parse().ok()?;
+    Some((depth, (kind, value)))
+}
+
+/// Through the engine's UCI loop, with `EndgameProgram <all>`: the program that answers follows
+/// the material from one `position` to the next (KPK, then KQK after the promotion), the last
+/// `info` before `bestmove` reports the depth searched (more than the program's two plies at
+/// `go movetime 300`, the depth given at `go depth 4`) and, in a KQK position a few moves from
+/// mate, `score mate N` with the tablebase's N; every `bestmove` is legal.
+#[test]
+fn uci_with_all_programs_follows_the_material_and_reports_depth_and_mate() {
+    use che_engine::uci::{Flow, Session};
+    use che_engine::worker::Out;
+    let tb = tablebase();
+    let out = Out::capture();
+    let options = EngineOptions {
+        hash_mb: 4,
+        ..EngineOptions::default()
+    };
+    let mut session = Session::new(options, out.clone()).expect("engine thread");
+    let mut converse = |lines: &[&str]| {
+        for line in lines {
+            assert_eq!(session.handle(line), Flow::Continue, "{line}");
+            session.wait();
+        }
+        out.take_lines()
+    };
+    let loaded = converse(&[
+        "uci",
+        "setoption name AdviceMode value off",
+        "setoption name EndgameProgram value <all>",
+        "isready",
+    ]);
+    assert!(
+        loaded.iter().any(|l| l.starts_with(
+            "info string endgame programs <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> loaded"
+        )),
+        "{loaded:?}"
+    );
+    // (position, go, the program that answers, the table's mate in moves when checked)
+    let kpk = "8/4P3/8/8/8/2k5/8/4K3 w - - 0 1";
+    let cases: &[(String, &str, &str)] = &[
+        (format!("position fen {kpk}"), "go depth 4", "<kpk>"),
+        (
+            format!("position fen {kpk} moves e7e8q c3d3"),
+            "go movetime 300",
+            "<kqk>",
+        ),
+        (
+            "position fen 8/8/8/3k4/8/8/2n5/1KR5 w - - 0 1 moves c1c2 d5e5".to_string(),
+            "go movetime 300",
+            "<krk>",
+        ),
+        (
+            "position fen k7/8/2K5/8/8/8/8/1Q6 w - - 0 1".to_string(),
+            "go movetime 300",
+            "<kqk>",
+        ),
+    ];
+    for (position, go, program) in cases {
+        let lines = converse(&["ucinewgame", position, go]);
+        let fen = position
+            .strip_prefix("position fen ")
+            .and_then(|p| p.split(" moves").next())
+            .expect("a fen");
+        let mut pos = Position::from_fen(fen).expect("fen");
+        if let Some(moves) = position.split(" moves ").nth(1) {
+            for m in moves.split_whitespace() {
+                pos = pos.after(pos.parse_uci(m).expect("legal"));
+            }
+        }
+        let note = format!("info string endgame program {program} answered");
+        assert!(
+            lines.iter().any(|l| l.starts_with(&note)),
+            "{position} {go}: {lines:?}"
+        );
+        let best = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .and_then(|m| m.split_whitespace().next())
+            .expect("a bestmove");
+        let mv = pos.parse_uci(best).expect("a legal bestmove");
+        let (depth, (kind, value)) = lines
+            .iter()
+            .rev()
+            .find_map(|l| info_fields(l))
+            .expect("an info line");
+        if *go == "go depth 4" {
+            assert_eq!(depth, 4, "{position}: {lines:?}");
+        } else {
+            assert!(depth >= 3, "{position}: depth {depth}: {lines:?}");
+        }
+        if let Some(che_tablebase::Outcome::Win { plies }) = tb.probe(&pos) {
+            if plies <= 5 {
+                assert_eq!(kind, "mate", "{position}: {lines:?}");
+                assert_eq!(value, plies.div_ceil(2) as i32, "{position}: {lines:?}");
+                assert!(
+                    matches!(tb.probe(&pos.after(mv)), Some(che_tablebase::Outcome::Loss { plies: p }) if p + 1 == plies),
+                    "{position}: {best} does not keep the shortest mate"
+                );
+            }
+        }
+    }
+    session.quit();
 }
