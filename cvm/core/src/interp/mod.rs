@@ -962,7 +962,7 @@ impl<'p> Interpreter<'p> {
                 Op::RetAdd { a, b } => return_value!(r!(a).wrapping_add(r!(b))),
                 Op::RetV { src } => return_value!(r!(src)),
                 Op::Intr { id, base } => {
-                    let info = &INTRINSICS[id as usize];
+                    let info = &INTRINSICS[(id & !crate::intrinsics::COUNT_FORM) as usize];
                     let n = info.params.len();
                     let mut args = [0i32; crate::intrinsics::MAX_PARAMS];
                     for (i, a) in args.iter_mut().enumerate().take(n) {
@@ -1045,12 +1045,14 @@ impl Vm for Interpreter<'_> {
     }
 
     fn advice_mut(&mut self) -> &mut AdviceTable {
+        // The embedder may write any entry through the fields.
+        self.advice.mark_all_written();
         &mut self.advice
     }
 
     fn reset(&mut self) {
         self.memory.reset(self.program.module());
-        self.advice.clear();
+        self.advice.clear_written();
     }
 
     fn call(

@@ -524,7 +524,14 @@ impl Ctx<'_, '_> {
                 kind => self.scalar_arg(f, kind, depth),
             }
         }
-        f.emit(Opcode::Intr, &[id]);
+        // A Get form's count form (`intr.n`) now and then: the same
+        // result and fuel, its list left unwritten.
+        let op = if info.count.is_some() && self.bytes.chance(30) {
+            Opcode::IntrN
+        } else {
+            Opcode::Intr
+        };
+        f.emit(op, &[id]);
         if info.returns && !value {
             f.emit(Opcode::Pop, &[]);
         }
