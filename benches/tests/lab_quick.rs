@@ -140,7 +140,8 @@ fn quick_run_writes_every_experiments_files() {
             "search: {config}"
         );
     }
-    // Every ending with its program on every backend and without one, at both quick limits;
+    // Every ending with its program on every backend and without one, at the quick limits
+    // (`<all>` under the fixed time a move);
     // every game ended in one of the three documented ways.
     let (h, rows) = csv(&dir.join("endgame.csv"));
     let col = |name: &str| h.iter().position(|c| c == name).expect(name);
@@ -153,6 +154,10 @@ fn quick_run_writes_every_experiments_files() {
             ("depth 2", "none"),
             ("nodes 1000", "interp"),
             ("nodes 1000", "none"),
+            ("movetime 10", "interp"),
+            ("movetime 10", "jit"),
+            ("movetime 10", "auto"),
+            ("movetime 10", "none"),
         ] {
             let n = rows
                 .iter()

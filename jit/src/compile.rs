@@ -188,6 +188,23 @@ pub struct JitProgram {
     /// same functions, filled by a background thread; once there, calls
     /// run its code.
     upgrade: Option<Arc<OnceLock<Sendable>>>,
+    /// Whether the code has entries for on-stack replacement
+    /// ([`crate::shared::osr_heads`]).
+    pub(crate) osr: bool,
+}
+
+impl crate::context::BetterCode for JitProgram {
+    /// Cranelift's code of [`JitProgram::compile_quick`] once it has
+    /// arrived.
+    fn with_better(
+        &self,
+        func: u32,
+        run: &mut dyn FnMut(&JitProgram, CompiledFn) -> i64,
+    ) -> Option<i64> {
+        let fast = &self.upgrade.as_deref()?.get()?.0;
+        let compiled = fast.functions.get(func as usize).copied().flatten()?;
+        Some(run(fast, compiled))
+    }
 }
 
 /// A finished compilation that may cross threads.
@@ -215,6 +232,8 @@ struct OnDemand {
     closures: Box<[OnceLock<Option<Box<JitProgram>>>]>,
     /// The generator of the closures.
     codegen: CodeGen,
+    /// The checks they are compiled with.
+    checks: Checks,
 }
 
 impl std::fmt::Debug for JitProgram {
@@ -353,7 +372,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let included = call_closure(program, roots);
-        JitProgram::build(program, None, Some(&included), Checks::ALL, codegen)
+        JitProgram::build(program, None, Some(&included), Checks::WITH_OSR, codegen)
     }
 
     /// [`JitProgram::compile_closure`] with the baseline code generator
@@ -398,13 +417,14 @@ impl JitProgram {
     /// assert_eq!(jit.later_compilations().len(), 1);
     /// ```
     pub fn compile_on_demand(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
-        JitProgram::on_demand_with(program, roots, CodeGen::Cranelift)
+        JitProgram::on_demand_with(program, roots, CodeGen::Cranelift, Checks::ALL)
     }
 
     fn on_demand_with(
         program: &Program,
         roots: &[u32],
         codegen: CodeGen,
+        checks: Checks,
     ) -> Result<JitProgram, JitError> {
         let started = Instant::now();
         let facts = facts_for(program, codegen);
@@ -414,7 +434,7 @@ impl JitProgram {
             &facts,
             None,
             Some(&included),
-            Checks::ALL,
+            checks,
             codegen,
             started,
         )?;
@@ -423,6 +443,7 @@ impl JitProgram {
             facts,
             closures,
             codegen,
+            checks,
         }));
         Ok(jit)
     }
@@ -444,7 +465,10 @@ impl JitProgram {
         if !crate::baseline::supported() {
             return JitProgram::compile_on_demand(program, roots);
         }
-        let mut jit = JitProgram::on_demand_with(program, roots, CodeGen::Baseline)?;
+        // Baseline code that polls for Cranelift's at its back edges, which
+        // has entries at its loop headers (on-stack replacement).
+        let mut jit =
+            JitProgram::on_demand_with(program, roots, CodeGen::Baseline, Checks::WITH_OSR)?;
         let cell: Arc<OnceLock<Sendable>> = Arc::new(OnceLock::new());
         let fill = Arc::clone(&cell);
         let source = program.clone();
@@ -509,7 +533,7 @@ impl JitProgram {
                     &on_demand.facts,
                     None,
                     Some(&included),
-                    Checks::ALL,
+                    on_demand.checks,
                     on_demand.codegen,
                     started,
                 )
@@ -595,6 +619,7 @@ impl JitProgram {
         let checks = Checks {
             fuel: !drop.fuel,
             bounds: !drop.bounds,
+            osr: false,
         };
         JitProgram::build(program, None, None, checks, CodeGen::Cranelift)
     }
@@ -674,6 +699,7 @@ impl JitProgram {
             stats,
             on_demand: None,
             upgrade: None,
+            osr: checks.osr,
         })
     }
 

@@ -82,6 +82,13 @@ pub(crate) struct Context<'a> {
     pub loops_fast: u64,
     /// Entries into counted loops that took the checked copy.
     pub loops_checked: u64,
+    /// The state of a frame to continue at a loop header (on-stack
+    /// replacement, `crate::shared::osr_heads`), for the function entered
+    /// next, which clears it; null for an ordinary entry.
+    pub osr: *const i32,
+    /// Back edges baseline code compiled for on-stack replacement takes
+    /// before it asks for better code (`crate::shims::osr_poll`).
+    pub poll: u32,
     /// The instance memory, for intrinsic shims.
     pub memory: *mut Memory,
     /// The advice table, for intrinsic shims.
@@ -92,10 +99,31 @@ pub(crate) struct Context<'a> {
     pub output: *mut (dyn Output + 'a),
     /// The module's texts, for `textout`.
     pub texts: &'a [TextDef],
+    /// Where baseline code finds better code for a running frame
+    /// (`crate::shims::osr_poll`); `None`: nowhere.
+    pub better: Option<&'a dyn BetterCode>,
     /// An intrinsic's error, when `trap_code` is [`trap::SHIM`].
     pub payload: Option<TrapKind>,
     /// A panic caught in a shim, resumed once compiled code has returned.
     pub panic: Option<Box<dyn Any + Send>>,
+}
+
+/// Back edges between two polls of baseline code for better code
+/// ([`Context::poll`]).
+pub(crate) const POLL_EVERY: u32 = 1024;
+
+/// Better code than the running baseline code, for on-stack replacement
+/// at a back edge (`crate::shims::osr_poll`): Cranelift's code of the
+/// hosts' JIT once it has arrived, or the tiered backend's.
+pub(crate) trait BetterCode {
+    /// Calls `run` with the compilation and code of `func` when there is
+    /// better code for it (and counts the poll towards the function's
+    /// hotness, where that means something); `None` when there is none.
+    fn with_better(
+        &self,
+        func: u32,
+        run: &mut dyn FnMut(&crate::JitProgram, crate::shared::CompiledFn) -> i64,
+    ) -> Option<i64>;
 }
 
 /// Byte offsets of the fields compiled code accesses.
@@ -128,6 +156,10 @@ pub(crate) mod offsets {
     pub const LOOPS_FAST: i32 = offset_of!(Context<'static>, loops_fast) as i32;
     /// [`Context::loops_checked`].
     pub const LOOPS_CHECKED: i32 = offset_of!(Context<'static>, loops_checked) as i32;
+    /// [`Context::osr`].
+    pub const OSR: i32 = offset_of!(Context<'static>, osr) as i32;
+    /// [`Context::poll`].
+    pub const POLL: i32 = offset_of!(Context<'static>, poll) as i32;
     /// `board.pieces[colour][kind]` in the context.
     pub fn piece(colour: usize, kind: usize) -> i32 {
         BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32

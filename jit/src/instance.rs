@@ -39,7 +39,7 @@ impl JitProgram {
 
 /// The entry trampolines' signature: context, callee, fuel, depth limit,
 /// arguments; returns the fuel left or a negative status.
-type Entry = unsafe extern "C" fn(*mut c_void, *const u8, i64, u32, *const i32) -> i64;
+pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u8, i64, u32, *const i32) -> i64;
 
 /// One instance of a compiled program: its globals and lists persist across
 /// calls until [`JitInstance::reset`].
@@ -325,6 +325,8 @@ impl<'j> JitInstance<'j> {
             fuel,
             depth_left: max_depth,
             max_depth,
+            osr: None,
+            better: Some(self.jit),
         };
         let (handled, loops) = run.enter(&mut self.memory, &mut self.advice, host, output);
         self.loop_entries = loops;
@@ -384,6 +386,13 @@ pub(crate) struct Run<'a> {
     pub depth_left: u32,
     /// The depth limit a depth error reports.
     pub max_depth: u32,
+    /// The state of a frame to continue at a loop header instead of
+    /// entering the callee at its start (on-stack replacement: the header's
+    /// offset, the frame slots, the operand stack; `args` are then ignored
+    /// but must still be one per parameter).
+    pub osr: Option<&'a [i32]>,
+    /// Where baseline code finds better code for its frames at back edges.
+    pub better: Option<&'a dyn crate::context::BetterCode>,
 }
 
 impl Run<'_> {
@@ -430,11 +439,14 @@ impl Run<'_> {
             result: 0,
             loops_fast: 0,
             loops_checked: 0,
+            osr: self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr),
+            poll: crate::context::POLL_EVERY,
             memory,
             advice,
             host,
             output,
             texts: &module.texts,
+            better: self.better,
             payload: None,
             panic: None,
         };

@@ -17,6 +17,8 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Linkage, Module};
+use cvm::module::Function;
+use cvm::verify::FunctionInfo;
 use cvm::{Memory, Program};
 use std::sync::OnceLock;
 
@@ -53,6 +55,9 @@ pub(crate) struct Checks {
     pub fuel: bool,
     /// List bounds at element accesses.
     pub bounds: bool,
+    /// Entries at loop headers for on-stack replacement ([`osr_heads`]):
+    /// the tiered backend's closures and the hosts' compilations.
+    pub osr: bool,
 }
 
 impl Checks {
@@ -60,7 +65,52 @@ impl Checks {
     pub const ALL: Checks = Checks {
         fuel: true,
         bounds: true,
+        osr: false,
     };
+
+    /// [`Checks::ALL`] with entries for on-stack replacement.
+    pub const WITH_OSR: Checks = Checks {
+        osr: true,
+        ..Checks::ALL
+    };
+}
+
+/// The largest frame (frame slots plus operand stack) a function may have
+/// and still get entries for on-stack replacement: each entry loads the
+/// whole state, so the bound keeps the code linear in the instructions.
+pub(crate) const OSR_MAX_STATE: u32 = 256;
+
+/// The operand-stack depth before the instruction at code offset
+/// `offset` (0 when no path reaches it, or no instruction starts there):
+/// the depth of the stack an on-stack-replacement state carries at a loop
+/// header of [`osr_heads`].
+pub(crate) fn stack_depth_at(info: &FunctionInfo, offset: u32) -> u32 {
+    info.instrs
+        .binary_search_by_key(&offset, |i| i.offset)
+        .ok()
+        .and_then(|k| info.instrs[k].depth)
+        .unwrap_or(0)
+}
+
+/// The loop headers of function `f` where code compiled with
+/// [`Checks::osr`] can be entered with a frame's state (on-stack
+/// replacement): the targets of its reachable backward jumps, in order;
+/// none when its frame is larger than [`OSR_MAX_STATE`]. The state comes
+/// in a buffer the context points to (`Context::osr`): the header's offset,
+/// the frame slots, then the operand stack before the header.
+pub(crate) fn osr_heads(f: &Function, info: &FunctionInfo) -> Vec<u32> {
+    if f.frame_slots() + info.max_depth > OSR_MAX_STATE {
+        return Vec::new();
+    }
+    let mut heads: Vec<u32> = info
+        .instrs
+        .iter()
+        .filter(|i| i.depth.is_some())
+        .filter_map(|i| i.instr.target().filter(|&t| t <= i.offset))
+        .collect();
+    heads.sort_unstable();
+    heads.dedup();
+    heads
 }
 
 /// Which inline checks [`crate::JitProgram::compile_unchecked`] leaves out (for
@@ -145,6 +195,8 @@ pub(crate) struct ShimIds {
     pub textout: FuncId,
     pub pattern: FuncId,
     pub pattern_mask: FuncId,
+    /// The poll of baseline code for better code (on-stack replacement).
+    pub osr_poll: FuncId,
 }
 
 pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError> {
@@ -171,12 +223,14 @@ pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError>
         types::I64,
         PTR,
     ]);
+    let osr_poll_sig = sig(&[PTR, types::I32, types::I32, PTR, types::I64, types::I32]);
     let mut declare = |name: &str, s| {
         module
             .declare_function(name, Linkage::Import, s)
             .map_err(link_error)
     };
     Ok(ShimIds {
+        osr_poll: declare(shims::OSR_POLL, &osr_poll_sig)?,
         intrinsic: declare(shims::INTRINSIC, &intrinsic_sig)?,
         write: declare(shims::WRITE, &write_sig)?,
         textout: declare(shims::TEXTOUT, &textout_sig)?,

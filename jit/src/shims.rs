@@ -28,6 +28,11 @@ pub(crate) const TEXTOUT: &str = "che_jit_textout";
 pub(crate) const PATTERN: &str = "che_jit_pattern_set";
 /// Symbol name of [`pattern_mask`].
 pub(crate) const PATTERN_MASK: &str = "che_jit_pattern_mask";
+/// Symbol name of [`osr_poll`].
+pub(crate) const OSR_POLL: &str = "che_jit_osr_poll";
+
+/// What [`osr_poll`] returns when the frame stays on its code.
+pub(crate) const NOT_SWITCHED: i64 = i64::MIN + 1;
 
 /// The square sets [`pattern_set`] computes, by number.
 pub(crate) mod pattern {
@@ -42,7 +47,7 @@ pub(crate) mod pattern {
 }
 
 /// The shims and their addresses, for `JITBuilder::symbol`.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 5] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 6] {
     [
         (
             INTRINSIC,
@@ -65,7 +70,101 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 5] {
             pattern_mask as extern "C" fn(*mut c_void, u32, i32, u64, u32, i64, *mut i32) -> i64
                 as *const u8,
         ),
+        (
+            OSR_POLL,
+            osr_poll as extern "C" fn(*mut c_void, u32, u32, *const i32, i64, u32) -> i64
+                as *const u8,
+        ),
     ]
+}
+
+/// Baseline code compiled for on-stack replacement took
+/// [`crate::context::POLL_EVERY`] back edges: the one to the loop header
+/// `target` of function `func`, whose frame (slots, then operand stack)
+/// lies at `frame`, with `fuel` and `depth_left` (the frame's). When the
+/// context knows better code for `func` with an entry at `target`
+/// ([`crate::context::BetterCode`]) and the native stack can hold what it
+/// may need, the frame continues there, on the same context: returns what
+/// that code returned (the fuel left or a negative status; the value is in
+/// [`Context::result`]). Otherwise [`NOT_SWITCHED`], and the frame goes on.
+extern "C" fn osr_poll(
+    ctx: *mut c_void,
+    func: u32,
+    target: u32,
+    frame: *const i32,
+    fuel: i64,
+    depth_left: u32,
+) -> i64 {
+    let ctx = ctx.cast::<Context<'_>>();
+    // SAFETY: compiled code passes the context pointer it received (see
+    // `intrinsic`); no reference to it is kept across the nested run
+    // below, which uses the same context through the same pointer.
+    let better = unsafe {
+        (*ctx).poll = crate::context::POLL_EVERY;
+        (*ctx).better
+    };
+    let Some(better) = better else {
+        return NOT_SWITCHED;
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        better.with_better(func, &mut |jit, compiled| {
+            let program = &jit.program;
+            let f = &program.module().functions[func as usize];
+            let info = program.function_info(func);
+            if !jit.osr
+                || crate::shared::osr_heads(f, info)
+                    .binary_search(&target)
+                    .is_err()
+            {
+                return NOT_SWITCHED;
+            }
+            let depth = crate::shared::stack_depth_at(info, target);
+            let frames = match jit.depth_bounds.get(func as usize).copied().flatten() {
+                Some(bound) => bound.min(depth_left),
+                None => depth_left,
+            };
+            let enough = crate::stack::need(u64::from(frames), jit.max_frame)
+                .is_some_and(crate::stack::enough_here);
+            if !enough {
+                return NOT_SWITCHED;
+            }
+            let words = (f.frame_slots() + depth) as usize;
+            let mut state = Vec::with_capacity(1 + words);
+            state.push(target as i32);
+            // SAFETY: baseline code passes its frame slots, followed by its
+            // operand stack, as at least `words` words of its frame.
+            state.extend_from_slice(unsafe { std::slice::from_raw_parts(frame, words) });
+            let args = vec![0i32; f.arity() as usize];
+            // SAFETY: `compiled` is finalized code of `jit` with its
+            // trampoline, alive while `jit` is borrowed; the state and the
+            // arguments outlive the call; the context is the running one,
+            // whose memory the code may use; the native stack was checked.
+            unsafe {
+                (*ctx).osr = state.as_ptr();
+                let entry: crate::instance::Entry =
+                    std::mem::transmute::<*const u8, crate::instance::Entry>(compiled.entry);
+                entry(
+                    ctx.cast::<c_void>(),
+                    compiled.code,
+                    fuel,
+                    depth_left,
+                    args.as_ptr(),
+                )
+            }
+        })
+    }));
+    match outcome {
+        Ok(Some(status)) => status,
+        Ok(None) => NOT_SWITCHED,
+        Err(panic) => {
+            // SAFETY: as above.
+            unsafe {
+                (*ctx).trap_code = trap::SHIM;
+                (*ctx).panic = Some(panic);
+            }
+            crate::context::STATUS_TRAP
+        }
+    }
 }
 
 /// Runs `f` on the context, turning a panic into a stored payload and the

@@ -21,7 +21,7 @@ use crate::compile::{CodeGen, JitProgram, Sendable};
 use crate::instance::{constants_intact, layout_matches, Run};
 use crate::shared::CompiledFn;
 use crate::stack;
-use cvm::dispatch::{CallHook, CallSite, Handled};
+use cvm::dispatch::{CallHook, CallSite, Handled, LoopSite};
 use cvm::interp::check_call_args;
 use cvm::{list_facts, ListFacts};
 use cvm::{
@@ -61,7 +61,14 @@ pub struct TierConfig {
     /// instance, counting the embedder's calls and interpreted `call`
     /// instructions), which then runs native code.
     pub switch_at: Option<u64>,
-    /// The code generator of the forced switch ([`TierConfig::switch_at`]).
+    /// For tests: ignore the thresholds and compile, synchronously, the
+    /// function running at the instance's back edge with this index (0 is
+    /// the first backward jump the interpreter takes, counting every
+    /// embedder's call of the instance), which then continues on native
+    /// code from the loop's header (on-stack replacement).
+    pub switch_at_back_edge: Option<u64>,
+    /// The code generator of the forced switch ([`TierConfig::switch_at`],
+    /// [`TierConfig::switch_at_back_edge`]).
     pub switch_codegen: CodeGen,
 }
 
@@ -83,6 +90,7 @@ impl TierConfig {
             u64::MAX
         },
         switch_at: None,
+        switch_at_back_edge: None,
         switch_codegen: CodeGen::Cranelift,
     };
 
@@ -102,6 +110,29 @@ impl TierConfig {
             switch_codegen: codegen,
             ..TierConfig::switch_at(call)
         }
+    }
+
+    /// A forced switch at a back edge for tests: the back edge with index
+    /// `edge` compiles the function it runs in with `codegen`,
+    /// synchronously, and the frame continues on that code from the
+    /// loop's header; nothing else is compiled but by forced switches.
+    pub fn switch_at_back_edge(edge: u64, codegen: CodeGen) -> TierConfig {
+        TierConfig {
+            call_threshold: u32::MAX,
+            fuel_threshold: u64::MAX,
+            background: false,
+            baseline_call_threshold: u32::MAX,
+            baseline_fuel_threshold: u64::MAX,
+            switch_at: None,
+            switch_at_back_edge: Some(edge),
+            switch_codegen: codegen,
+        }
+    }
+
+    /// Whether a forced switch point is set (the thresholds are then
+    /// ignored).
+    fn forced(&self) -> bool {
+        self.switch_at.is_some() || self.switch_at_back_edge.is_some()
     }
 }
 
@@ -429,6 +460,7 @@ impl TieredProgram {
                 native: vec![None; n],
                 generation: 0,
                 events: 0,
+                back_edges: 0,
                 outer: 0,
                 weight: 1,
             },
@@ -510,6 +542,8 @@ struct State {
     generation: u64,
     /// Calls of this instance so far (for [`TierConfig::switch_at`]).
     events: u64,
+    /// Back edges offered so far (for [`TierConfig::switch_at_back_edge`]).
+    back_edges: u64,
     /// The embedder's calls of this instance so far.
     outer: u64,
     /// What each call the hook sees counts for: [`SAMPLE_EVERY`] in a
@@ -540,6 +574,7 @@ impl State {
                     tier.force(func);
                 }
             }
+            None if tier.config.forced() => {}
             None => {
                 if let Some(c) = tier.table.calls.get(func as usize) {
                     let n = c.load(Ordering::Relaxed).saturating_add(weight);
@@ -555,11 +590,59 @@ impl State {
         self.refresh(tier);
     }
 
+    /// Counts a back edge offered in a loop of `func` (the fuel of
+    /// [`LOOP_CHECK`] units spent since the last), asks for compilation
+    /// when the function is hot (or at the forced switch point), and picks
+    /// up code compiled since.
+    fn note_back_edge(&mut self, tier: &TieredProgram, func: u32) {
+        let edge = self.back_edges;
+        self.back_edges += 1;
+        match tier.config.switch_at_back_edge {
+            Some(at) => {
+                if edge == at {
+                    tier.force(func);
+                }
+            }
+            None if tier.config.forced() => {}
+            None => self.note_spent(tier, func, LOOP_CHECK),
+        }
+        self.refresh(tier);
+    }
+
     /// Counts fuel spent by an embedder's call of `func`.
     fn note_fuel(&mut self, tier: &TieredProgram, func: u32, used: u64) {
-        if tier.config.switch_at.is_some() {
+        if tier.config.forced() {
             return;
         }
+        self.note_spent(tier, func, used);
+    }
+
+    /// Counts `used` units of fuel spent in `func` (by an embedder's call
+    /// of it, or in its loops) and asks for its compilation when that
+    /// crosses a threshold.
+    fn note_spent(&mut self, tier: &TieredProgram, func: u32, used: u64) {
+        tier.spent(func, used);
+    }
+
+    /// Copies the shared code table when it changed.
+    fn refresh(&mut self, tier: &TieredProgram) {
+        let now = tier.table.generation.load(Ordering::Acquire);
+        if now == self.generation {
+            return;
+        }
+        if let Ok(slots) = tier.table.slots.lock() {
+            self.native.clone_from(&slots);
+            self.generation = now;
+        }
+    }
+}
+
+impl TieredProgram {
+    /// Counts `used` units of fuel spent in `func` (by an embedder's call
+    /// of it, or in its loops) and asks for its compilation when that
+    /// crosses a threshold.
+    fn spent(&self, func: u32, used: u64) {
+        let tier = self;
         if let Some(f) = tier.table.fuel.get(func as usize) {
             let spent = f.load(Ordering::Relaxed).saturating_add(used);
             f.store(spent, Ordering::Relaxed);
@@ -580,27 +663,49 @@ impl State {
             }
         }
     }
+}
 
-    /// Copies the shared code table when it changed.
-    fn refresh(&mut self, tier: &TieredProgram) {
-        let now = tier.table.generation.load(Ordering::Acquire);
-        if now == self.generation {
-            return;
+impl crate::context::BetterCode for TieredProgram {
+    /// Cranelift's code of `func` in the table; a poll of baseline code
+    /// counts as [`LOOP_CHECK`] units spent in `func` (a back edge charges
+    /// at least one), which may ask for that code.
+    fn with_better(
+        &self,
+        func: u32,
+        run: &mut dyn FnMut(&JitProgram, CompiledFn) -> i64,
+    ) -> Option<i64> {
+        if !self.config.forced() {
+            self.spent(func, LOOP_CHECK);
         }
-        if let Ok(slots) = tier.table.slots.lock() {
-            self.native.clone_from(&slots);
-            self.generation = now;
-        }
+        let native = self
+            .table
+            .slots
+            .lock()
+            .ok()?
+            .get(func as usize)?
+            .as_ref()
+            .filter(|n| n.codegen == CodeGen::Cranelift)?
+            .clone();
+        Some(run(&native.jit.0, native.code))
     }
 }
 
+/// Between two offers of a back edge, the interpreter of a tiered
+/// instance spends this much fuel (`cvm::dispatch`): each offer counts as
+/// this much fuel spent in the loop's function towards its thresholds,
+/// and continues a frame on native code when its function has some.
+pub const LOOP_CHECK: u64 = 4096;
+
 /// Runs `native` for a call with `fuel` and `depth_left`, when the native
-/// stack can hold it (else `None`: the caller interprets the call).
+/// stack can hold it (else `None`: the caller interprets the call); with
+/// `osr`, the frame whose state it holds from a loop header on instead.
 #[allow(clippy::too_many_arguments)]
 fn run_native(
     native: &Native,
     func: u32,
     args: &[i32],
+    osr: Option<&[i32]>,
+    better: &dyn crate::context::BetterCode,
     fuel: u64,
     depth_left: u32,
     max_depth: u32,
@@ -624,6 +729,8 @@ fn run_native(
         fuel: capped,
         depth_left,
         max_depth,
+        osr,
+        better: (native.codegen == CodeGen::Baseline).then_some(better),
     };
     let handled = if stack::enough_here(bytes) {
         run.enter(memory, advice, host, output).0
@@ -680,21 +787,72 @@ impl CallHook for Dispatch<'_> {
         // that matters (it never writes a list compiled code folds, except
         // through a list the embedder passed, which the check looks at): it
         // is the same now as at the start of the run.
-        let allowed = match self.allowed {
-            Some(a) => a,
-            None => {
-                let a = native_allowed(self.tier, site.memory, self.touched, self.outer);
-                self.allowed = Some(a);
-                a
-            }
-        };
-        if !allowed {
+        let (tier, touched, outer) = (self.tier, &mut *self.touched, self.outer);
+        if !*self
+            .allowed
+            .get_or_insert_with(|| native_allowed(tier, site.memory, touched, outer))
+        {
             return None;
         }
         let handled = run_native(
             native,
             site.func,
             site.args,
+            None,
+            self.tier,
+            site.fuel,
+            site.depth_left,
+            site.max_depth,
+            site.memory,
+            site.advice,
+            site.host,
+            site.output,
+        )?;
+        self.ran_native = true;
+        Some(handled)
+    }
+
+    fn back_edge_interval(&self) -> Option<u64> {
+        if self.tier.config.switch_at_back_edge.is_some() {
+            Some(0)
+        } else if self.tier.config.forced() {
+            None
+        } else {
+            Some(LOOP_CHECK)
+        }
+    }
+
+    fn back_edge(&mut self, site: LoopSite<'_>) -> Option<Handled> {
+        self.state.note_back_edge(self.tier, site.func);
+        let native = self.state.native.get(site.func as usize)?.as_ref()?;
+        let program = &self.tier.common.program;
+        let f = &program.module().functions[site.func as usize];
+        let info = program.function_info(site.func);
+        if !native.jit.0.osr
+            || crate::shared::osr_heads(f, info)
+                .binary_search(&site.target)
+                .is_err()
+        {
+            return None;
+        }
+        let (tier, touched, outer) = (self.tier, &mut *self.touched, self.outer);
+        if !*self
+            .allowed
+            .get_or_insert_with(|| native_allowed(tier, site.memory, touched, outer))
+        {
+            return None;
+        }
+        let mut state = Vec::with_capacity(1 + site.frame.len() + site.stack.len());
+        state.push(site.target as i32);
+        state.extend_from_slice(site.frame);
+        state.extend_from_slice(site.stack);
+        let args = vec![0; f.arity() as usize];
+        let handled = run_native(
+            native,
+            site.func,
+            &args,
+            Some(&state),
+            self.tier,
             site.fuel,
             site.depth_left,
             site.max_depth,
@@ -818,7 +976,7 @@ impl Vm for TieredInstance<'_> {
         check_call_args(module, func, args)?;
         self.state.note_call(tier, func, 1);
         let sampling =
-            self.state.generation == 0 && tier.config.background && tier.config.switch_at.is_none();
+            self.state.generation == 0 && tier.config.background && !tier.config.forced();
         let sampled = !sampling || self.state.outer % u64::from(SAMPLE_EVERY) == 0;
         self.state.outer += 1;
         self.state.weight = if sampling { SAMPLE_EVERY } else { 1 };
@@ -884,7 +1042,8 @@ impl Vm for TieredInstance<'_> {
             let (memory, advice) = self.interp.memory_and_advice_mut();
             let handled = native.and_then(|n| {
                 run_native(
-                    n, func, args, fuel, max_depth, max_depth, memory, advice, host, output,
+                    n, func, args, None, tier, fuel, max_depth, max_depth, memory, advice, host,
+                    output,
                 )
             });
             match handled {

@@ -324,3 +324,151 @@ fn siblings_reuse_compiled_closures() {
     assert_eq!(first.compilations(), 2);
     assert_eq!(first.compiled_functions(), 0, "the first was never run");
 }
+
+/// One long loop in `main()`, with a value on the operand stack across it:
+/// the sum of 0..200,000 modulo 1,000,003, plus 5 (by hand: 19,999,900,000
+/// mod 1,000,003 = 840,003, plus 5).
+const LONG_LOOP: &str = "
+.entry main
+.func main params 0 lists 0 locals 2 stack 3 value
+.slots i s
+    push 5
+L_top:
+    ldl s
+    ldl i
+    add
+    push 1000003
+    mod
+    stl s
+    incl i
+    ldl i
+    push 200000
+    lt
+    jnz L_top
+    ldl s
+    add
+    retv
+.end
+";
+
+#[test]
+fn a_long_loop_moves_to_native_code_while_it_runs() {
+    let p = program(LONG_LOOP);
+    let want_fuel = interpreter_fuel(&p);
+    let mut configs = vec![(
+        "Cranelift only",
+        TierConfig {
+            background: false,
+            baseline_fuel_threshold: u64::MAX,
+            ..TierConfig::DEFAULT
+        },
+        CodeGen::Cranelift,
+    )];
+    if jit::baseline::supported() {
+        configs.push((
+            "baseline only",
+            TierConfig {
+                background: false,
+                fuel_threshold: u64::MAX,
+                ..TierConfig::DEFAULT
+            },
+            CodeGen::Baseline,
+        ));
+        // Interpreter, then baseline code, whose polls at the back edge
+        // ask for Cranelift's code and continue the frame there.
+        configs.push((
+            "baseline, then Cranelift",
+            TierConfig {
+                background: false,
+                ..TierConfig::DEFAULT
+            },
+            CodeGen::Cranelift,
+        ));
+    }
+    for (name, config, codegen) in configs {
+        let tiered = TieredProgram::new(p.clone(), config);
+        let mut vm = tiered.instance();
+        vm.set_limits(Limits {
+            fuel: Some(want_fuel + 10),
+            ..Limits::default()
+        });
+        let done = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!(done.value(), Some(840_008), "{name}");
+        assert_eq!(vm.fuel_used(), want_fuel, "{name}");
+        assert!(
+            vm.ran_compiled(),
+            "{name}: the loop never left the interpreter"
+        );
+        assert_eq!(tiered.functions_on(codegen), 1, "{name}");
+        if name == "baseline, then Cranelift" {
+            // Both compilations were made in the one run.
+            assert_eq!(tiered.compilations(), 2, "{name}");
+        }
+        // Too little fuel: the same error at the same place, on native
+        // code after the switch.
+        vm.set_limits(Limits {
+            fuel: Some(want_fuel - 1),
+            ..Limits::default()
+        });
+        let mut interp = Interpreter::new(&p);
+        interp.set_limits(vm.limits());
+        let want = interp
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect_err("runs out");
+        let got = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect_err("runs out");
+        assert_eq!(got.kind, TrapKind::OutOfFuel, "{name}");
+        assert_eq!(got.offset, want.offset, "{name}");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "{name}");
+    }
+}
+
+#[test]
+fn every_back_edge_of_a_long_loop_can_switch() {
+    let p = program(LONG_LOOP);
+    let want_fuel = interpreter_fuel(&p);
+    for &codegen in CodeGen::available() {
+        for at in [0, 1, 2, 17, 199_998] {
+            let tiered =
+                TieredProgram::new(p.clone(), TierConfig::switch_at_back_edge(at, codegen));
+            let mut vm = tiered.instance();
+            let done = vm
+                .run_entry(&mut NoHost, &mut CollectOutput::default())
+                .expect("runs");
+            assert_eq!(done.value(), Some(840_008), "{codegen:?} at {at}");
+            assert_eq!(vm.fuel_used(), want_fuel, "{codegen:?} at {at}");
+            assert!(vm.ran_compiled(), "{codegen:?} at {at}");
+        }
+        // The last back edge is number 199,998: no switch after it.
+        let tiered =
+            TieredProgram::new(p.clone(), TierConfig::switch_at_back_edge(199_999, codegen));
+        let mut vm = tiered.instance();
+        vm.run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert!(!vm.ran_compiled());
+        assert_eq!(tiered.compiled_functions(), 0);
+    }
+}
+
+#[test]
+fn the_hosts_jit_runs_a_long_loop_exactly_whenever_cranelift_code_arrives() {
+    let p = program(&LONG_LOOP.replace("200000", "3000000"));
+    let want = {
+        let mut interp = Interpreter::new(&p);
+        let done = interp
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        (done.value(), interp.fuel_used())
+    };
+    for _ in 0..3 {
+        let jit = JitProgram::compile_quick(&p, &[0]).expect("compiles");
+        let mut vm = jit.instance();
+        let done = vm
+            .run_entry(&mut NoHost, &mut CollectOutput::default())
+            .expect("runs");
+        assert_eq!((done.value(), vm.fuel_used()), want);
+    }
+}

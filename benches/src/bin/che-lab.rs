@@ -42,7 +42,8 @@ struct RunArgs {
     /// This machine's share: K/N measures every N-th unit of work starting at the K-th.
     #[arg(long, default_value = "1/1")]
     shard: Shard,
-    /// Games per match in the playing-strength experiment (default: 2 quick, 100 full).
+    /// Games per match in the playing-strength experiment (default: 2 quick, 100 full) and
+    /// positions per ending in the endgame experiment (default: 2 quick, 50 full).
     #[arg(long)]
     games: Option<u32>,
     /// The UCI engine command for the matches (default: this program's `uci` subcommand).

@@ -20,7 +20,8 @@ pub struct Config {
     pub quick: bool,
     /// The seed of everything random.
     pub seed: u64,
-    /// Games per match in the playing-strength experiment (`None`: the experiment's default).
+    /// Games per match in the playing-strength experiment and positions per ending in the
+    /// endgame experiment (`None`: the experiment's default).
     pub games: Option<u32>,
     /// The UCI engine the match driver starts: a program and its arguments (default: this
     /// harness's own `uci` subcommand, the engine library of this commit).

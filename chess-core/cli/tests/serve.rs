@@ -7,37 +7,10 @@
 #[path = "common/http.rs"]
 mod http;
 use che_cli::serve::limits::Limits;
+use http::{request, start};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
-
-/// Starts a server with `limits` on a free loopback port, in a thread of its own.
-fn start(limits: Limits) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = che_cli::serve::run(0, limits, |addr| {
-            let _ = tx.send(addr);
-        });
-    });
-    rx.recv_timeout(Duration::from_secs(30))
-        .expect("the server starts")
-}
-
-/// Status and body of one request.
-fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).expect("send head");
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    http::parse_response(&raw)
-}
 
 fn post_json(addr: SocketAddr, path: &str, value: serde_json::Value) -> (u16, serde_json::Value) {
     let (status, body) = request(addr, "POST", path, value.to_string().as_bytes());

@@ -7,36 +7,9 @@
 #[path = "common/http.rs"]
 mod http;
 use che_cli::serve::limits::Limits;
+use http::{request, start};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
-
-fn start(limits: Limits) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = che_cli::serve::run(0, limits, |addr| {
-            let _ = tx.send(addr);
-        });
-    });
-    rx.recv_timeout(Duration::from_secs(30))
-        .expect("the server starts")
-}
-
-fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).expect("send head");
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    http::parse_response(&raw)
-}
+use std::net::SocketAddr;
 
 fn debug(addr: SocketAddr, body: Value) -> (u16, Value) {
     let (status, text) = request(addr, "POST", "/api/debug", body.to_string().as_bytes());

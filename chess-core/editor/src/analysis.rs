@@ -24,32 +24,54 @@ pub enum Language {
     Cheg,
 }
 
+/// Each language, in the enum's order, with the name of its front end in the registry
+/// (`che_pipeline::DIALECTS`) and its name in messages.
+const LANGUAGES: [(Language, &str, &str); 3] = [
+    (Language::Chepp, chepp::NAME, "Che++"),
+    (Language::Che3, che3::NAME, "Che"),
+    (Language::Cheg, cheg::NAME, "CHEG"),
+];
+
 impl Language {
-    /// The language's front end in the registry.
-    pub fn front_end(self) -> &'static dyn che_pipeline::Dialect {
-        match self {
-            Language::Chepp => &chepp::CHEPP,
-            Language::Che3 => &che3::CHE3,
-            Language::Cheg => &cheg::CHEG,
-        }
+    /// The language of a front end of the registry, if the editor knows it.
+    pub fn of_dialect(dialect: &dyn che_pipeline::Dialect) -> Option<Language> {
+        LANGUAGES
+            .iter()
+            .find(|(_, name, _)| *name == dialect.name())
+            .map(|&(language, _, _)| language)
     }
 
-    /// The language a file is read in, by its extension, as `che` does.
+    /// The language a launch or a request names by its dialect's name or
+    /// alias (`che_pipeline::by_name`).
+    pub fn by_name(name: &str) -> Option<Language> {
+        che_pipeline::by_name(name).and_then(Language::of_dialect)
+    }
+
+    /// The language's front end in the registry.
+    pub fn front_end(self) -> &'static dyn che_pipeline::Dialect {
+        let name = self.entry().1;
+        che_pipeline::DIALECTS
+            .iter()
+            .copied()
+            .find(|d| d.name() == name)
+            .unwrap_or(che_pipeline::DIALECTS[0])
+    }
+
+    /// The language a file is read in, by its extension, as `che` does
+    /// (`che_pipeline::by_path`).
     pub fn of_path(path: &Path) -> Language {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("cheg") => Language::Cheg,
-            _ if che3::is_che3_path(path) => Language::Che3,
-            _ => Language::Chepp,
-        }
+        Language::of_dialect(che_pipeline::by_path(path)).unwrap_or(Language::Chepp)
     }
 
     /// The language's name in messages.
     pub fn name(self) -> &'static str {
-        match self {
-            Language::Chepp => "Che++",
-            Language::Che3 => "Che",
-            Language::Cheg => "CHEG",
-        }
+        self.entry().2
+    }
+
+    /// The language's row of [`LANGUAGES`], which lists them in the
+    /// enum's order.
+    fn entry(self) -> &'static (Language, &'static str, &'static str) {
+        &LANGUAGES[self as usize]
     }
 }
 
@@ -1052,4 +1074,22 @@ pub fn diagnostics_by_file(a: &Analysis, document: &FileKey) -> Vec<(FileKey, Ve
         }
     }
     by
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_are_listed_in_the_enums_order_and_found_in_the_registry() {
+        for (i, &(language, name, _)) in LANGUAGES.iter().enumerate() {
+            assert_eq!(language as usize, i);
+            assert_eq!(language.front_end().name(), name);
+            assert_eq!(Language::by_name(name), Some(language));
+        }
+        assert_eq!(Language::by_name("chepp"), Some(Language::Chepp));
+        assert_eq!(Language::of_path(Path::new("a.cheg")), Language::Cheg);
+        assert_eq!(Language::of_path(Path::new("a.che3")), Language::Che3);
+        assert_eq!(Language::of_path(Path::new("a.txt")), Language::Chepp);
+    }
 }

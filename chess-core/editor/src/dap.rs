@@ -230,14 +230,10 @@ impl Adapter {
         chess_core::Position::from_fen(&fen).map_err(|e| format!("invalid fen: {e}"))?;
         let dialect = match args["dialect"].as_str() {
             None => None,
-            Some("che++" | "chepp") => Some(Language::Chepp),
-            Some("che3") => Some(Language::Che3),
-            Some("cheg") => Some(Language::Cheg),
-            Some(other) => {
-                return Err(format!(
-                    "unknown dialect `{other}` (expected che++, che3 or cheg)"
-                ))
-            }
+            Some(name) => Some(Language::by_name(name).ok_or_else(|| {
+                let names: Vec<&str> = che_pipeline::DIALECTS.iter().map(|d| d.name()).collect();
+                format!("unknown dialect `{name}` (expected {})", names.join(", "))
+            })?),
         };
         let backend = match args["backend"].as_str() {
             None => Backend::Interp,

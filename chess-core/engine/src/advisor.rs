@@ -150,19 +150,16 @@ pub enum ProgramSource {
     ShannyEval,
     /// A file: `.cmp` module, `.asm` listing, `.che3` Che (Nimzo 3) source, or Che++ source.
     File(PathBuf),
-    /// Che++ source text held in memory (the web playground's editor), compiled as
-    /// `playground.che`; `include` finds the bundled example files and nothing on disk.
-    Text(std::sync::Arc<str>),
-    /// Che (Nimzo 3) source text held in memory, compiled as `playground.che3`;
-    /// `include` finds nothing.
-    Che3Text(std::sync::Arc<str>),
+    /// Source text held in memory (the web playground's editor) in the dialect the registry
+    /// calls `dialect` (`che_pipeline::by_name`), compiled by `che_pipeline::compile_text`:
+    /// `include` finds the dialect's bundled files and nothing on disk.
+    Text {
+        /// The dialect's name.
+        dialect: &'static str,
+        /// The program.
+        text: std::sync::Arc<str>,
+    },
 }
-
-/// The file name under which [`ProgramSource::Text`] is compiled.
-pub const TEXT_NAME: &str = "playground.che";
-
-/// The file name under which [`ProgramSource::Che3Text`] is compiled.
-pub const CHE3_TEXT_NAME: &str = "playground.che3";
 
 impl ProgramSource {
     /// Reads an option value: `<shanny>`, `<shanny-eval>`, or a path.
@@ -181,8 +178,7 @@ impl fmt::Display for ProgramSource {
             ProgramSource::Shanny => f.write_str("<shanny>"),
             ProgramSource::ShannyEval => f.write_str("<shanny-eval>"),
             ProgramSource::File(p) => write!(f, "{}", p.display()),
-            ProgramSource::Text(_) => f.write_str("<text>"),
-            ProgramSource::Che3Text(_) => f.write_str("<che3 text>"),
+            ProgramSource::Text { dialect, .. } => write!(f, "<{dialect} text>"),
         }
     }
 }
@@ -266,22 +262,20 @@ impl Advisor {
                 )?
             }
             ProgramSource::File(path) => Advisor::load_file(path)?,
-            ProgramSource::Text(text) => {
-                let mut files: Vec<(&str, &str)> = examples::EXAMPLES.to_vec();
-                files.push((TEXT_NAME, text));
-                compiled(
-                    &chepp::CHEPP,
-                    &MemLoader::with(&files),
-                    Path::new(TEXT_NAME),
-                )?
+            // A Che (Nimzo 3) program has no `Evaluate()`: node mode runs it as root mode does.
+            ProgramSource::Text { dialect, text } => {
+                let front_end = che_pipeline::by_name(dialect)
+                    .filter(|d| d.purpose() == che_pipeline::Purpose::Advice)
+                    .ok_or_else(|| {
+                        AdviceError::Compile(format!(
+                            "unknown dialect `{dialect}`: expected one of {}",
+                            che_pipeline::dialect_names(che_pipeline::Purpose::Advice)
+                        ))
+                    })?;
+                che_pipeline::compile_text(front_end, text, &Options::default())
+                    .into_result()
+                    .map_err(|e| AdviceError::Compile(e.rendered))?
             }
-            // A Che (Nimzo 3) program: its rules run in `main()` like any program's; it has no
-            // `Evaluate()`, so node mode runs it as root mode does.
-            ProgramSource::Che3Text(text) => compiled(
-                &che3::CHE3,
-                &MemLoader::with(&[(CHE3_TEXT_NAME, text)]),
-                Path::new(CHE3_TEXT_NAME),
-            )?,
         };
         let (hook, hook_note) = match program.module().function_index(HOOK_NAME) {
             None => (None, None),

@@ -32,8 +32,7 @@ use crate::eval::{EvalParams, StyleSettings};
 use crate::search::time::{SearchControl, TimePlan};
 use crate::search::value::{MATE, MATE_BOUND};
 use crate::search::{
-    self, EngineEvent, GoParams, LeafHook, Report, SearchOptions, SearchResult, SearchSetup,
-    SearchState,
+    self, EngineEvent, LeafHook, Report, SearchOptions, SearchResult, SearchSetup, SearchState,
 };
 use che_pipeline::{Input, ModuleError, ModuleKind, Options};
 use cheg::ast::Program as ChegProgram;
@@ -109,6 +108,9 @@ pub enum EndgameSource {
     Builtin(&'static str),
     /// A `.cheg` file (or a `.cmp`/`.asm` module compiled from CHEG).
     File(PathBuf),
+    /// Every program of [`BUILTIN`] at once (`<all>`): each search uses the first, in the order
+    /// of [`BUILTIN`], whose ENTRY matches the root.
+    All,
 }
 
 impl EndgameSource {
@@ -120,6 +122,9 @@ impl EndgameSource {
             return Ok(EndgameSource::Off);
         }
         if let Some(name) = t.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+            if name.eq_ignore_ascii_case("all") {
+                return Ok(EndgameSource::All);
+            }
             return BUILTIN
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -128,7 +133,7 @@ impl EndgameSource {
                     let names: Vec<String> =
                         BUILTIN.iter().map(|(n, _)| format!("<{n}>")).collect();
                     format!(
-                        "no built-in endgame program {t} (there are {})",
+                        "no built-in endgame program {t} (there are {} and <all>)",
                         names.join(", ")
                     )
                 });
@@ -143,6 +148,7 @@ impl fmt::Display for EndgameSource {
             EndgameSource::Off => f.write_str("off"),
             EndgameSource::Builtin(n) => write!(f, "<{n}>"),
             EndgameSource::File(p) => write!(f, "{}", p.display()),
+            EndgameSource::All => f.write_str("<all>"),
         }
     }
 }
@@ -174,6 +180,12 @@ impl EndgameProgram {
         let options = Options::default();
         let compilation = match source {
             EndgameSource::Off => return Ok(None),
+            EndgameSource::All => {
+                return Err(
+                    "<all> names several programs: load them with EndgameProgram::load_set"
+                        .to_string(),
+                )
+            }
             EndgameSource::Builtin(name) => {
                 let text = builtin_source(name)
                     .ok_or_else(|| format!("no built-in endgame program <{name}>"))?;
@@ -222,6 +234,22 @@ impl EndgameProgram {
             verified,
             compilation.sources,
         )))
+    }
+
+    /// Loads every program `source` names, in the order in which they are consulted: none for
+    /// [`EndgameSource::Off`], every program of [`BUILTIN`] in its order for
+    /// [`EndgameSource::All`], else the one program ([`EndgameProgram::load`]).
+    pub fn load_set(source: &EndgameSource) -> Result<Vec<EndgameProgram>, String> {
+        match source {
+            EndgameSource::All => BUILTIN
+                .iter()
+                .map(|(name, _)| {
+                    EndgameProgram::load(&EndgameSource::Builtin(name))?
+                        .ok_or_else(|| format!("no built-in endgame program <{name}>"))
+                })
+                .collect(),
+            other => Ok(EndgameProgram::load(other)?.into_iter().collect()),
+        }
     }
 
     /// An endgame program from its parts: the checked program, the verified program compiled
@@ -513,16 +541,22 @@ pub struct EngineSearcher<'a, 'p> {
     pub params: &'a EvalParams,
     /// The program at the nodes.
     pub hook: &'a mut NodeHook<'p>,
-    /// The outer search's control (its stop request is passed on).
+    /// The outer search's control (its `stop` does not interrupt the lookahead).
     pub control: &'a SearchControl,
     /// The game's position hashes up to and including the root.
     pub game: Vec<u64>,
-    /// Limits of each search.
+    /// Limits of each search (`limits.time.hard` counts from the first search, see
+    /// [`EngineSearcher::deadline`]).
     pub limits: TryLimits,
+    /// When every search must be over (`None`: no deadline): each tried move's search stops
+    /// there, however many moves the program tries.
+    pub deadline: Option<std::time::Instant>,
     /// Nodes searched so far.
     pub nodes: u64,
     /// Whether the hook failed in a search (it is then left out of the later ones).
     pub hook_failed: bool,
+    /// Whether a search stopped before its depth (deadline, node limit or `stop`).
+    pub interrupted: bool,
     /// Search switches.
     pub options: search::SearchOptions,
 }
@@ -544,9 +578,23 @@ impl Searcher for EngineSearcher<'_, '_> {
             return Searched { value: 0, nodes: 1 };
         }
         let inner = SearchControl::new();
-        inner.arm(self.limits.depth, self.limits.time);
-        if self.control.stop_requested() {
+        let time = match self.deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(std::time::Instant::now());
+                TimePlan {
+                    soft: Some(left),
+                    hard: Some(left),
+                }
+            }
+            None => self.limits.time,
+        };
+        inner.arm(self.limits.depth, time);
+        // A `stop` does not cut the lookahead short (it is bounded by its fuel and deadline,
+        // and a move chosen without it is no move of the program's): it ends the engine's
+        // search that follows.
+        if time.hard.is_some_and(|t| t.is_zero()) {
             inner.stop();
+            self.interrupted = true;
         }
         self.hook.set_context(
             usize::try_from(request.depth).unwrap_or(1),
@@ -568,6 +616,9 @@ impl Searcher for EngineSearcher<'_, '_> {
         let result = search::run(ctx, &setup, &mut |_| {});
         self.nodes += result.nodes;
         self.hook_failed |= result.hook_failed;
+        if self.limits.depth.is_some_and(|d| result.depth < d) && result.choices > 0 {
+            self.interrupted = true;
+        }
         Searched {
             value: cheg_score(return_score(-result.score, earlier)),
             nodes: result.nodes.max(1),
@@ -577,8 +628,6 @@ impl Searcher for EngineSearcher<'_, '_> {
 
 /// What the engine's search brings to the endgame program's turn.
 pub(crate) struct Turn<'a> {
-    /// The `go` command's limits.
-    pub go: &'a GoParams,
     /// The move's time.
     pub plan: TimePlan,
     /// Stops the search.
@@ -607,6 +656,9 @@ pub(crate) struct RootRun<'p> {
     pub run: Result<cheg::Report, cheg::RunFailure>,
     /// Nodes the searches of the tried moves visited.
     pub tried_nodes: u64,
+    /// Whether a search of a tried move was cut short (its deadline, or `stop`) before its
+    /// depth: the values the program compared are then not those of its lookahead.
+    pub interrupted: bool,
 }
 
 /// Why [`crate::engine::Engine::endgame_run`] gave no report.
@@ -625,52 +677,89 @@ pub enum EndgameRunError {
     },
 }
 
+/// The plies the program looks ahead at the root in a game: every tried move and every reply,
+/// then the quiescence search, with the program's values at the leaves. The shipped programs'
+/// values are progress measures written for this lookahead (a deeper search of them loses its
+/// way, see `docs/cheg.md`), so it does not grow with the clock; the engine's own search, with
+/// the rest of the move's time, looks for a forced mate instead ([`search`]).
+pub const PROGRAM_DEPTH: u32 = 2;
+
+/// The least time the program's lookahead is given under a clock, however short the move's
+/// deadline: the lookahead is what makes progress in the ending, and cut short it gives no
+/// move at all. The KBNK program's, the slowest, takes about 20 ms in a release build; the
+/// time a short deadline loses is taken from the engine's search that follows.
+pub const LOOKAHEAD_FLOOR: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Deadlines shortened by the time already `spent` of the move (never below a millisecond, so
+/// that the search still completes its first iteration).
+fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
+    let left = |d: Option<std::time::Duration>| {
+        d.map(|d| {
+            d.saturating_sub(spent)
+                .max(std::time::Duration::from_millis(1))
+        })
+    };
+    TimePlan {
+        soft: left(plan.soft),
+        hard: left(plan.hard),
+    }
+}
+
 /// The endgame program's turn with `program` (prepared for `backend`; the engine's evaluation
-/// with `styles`): `None` when it
-/// failed at the root (reported to `sink`); otherwise the move it answered with, or the
-/// engine's search with its values at the nodes.
+/// with `styles`): `None` when it failed at the root (reported to `sink`; the deadlines in
+/// `turn.control` are then shortened by the time it took); otherwise the move of the turn.
+///
+/// 1. The program runs at the root with a fixed lookahead of [`PROGRAM_DEPTH`] plies, whatever
+///    the `go` limits: the searches behind its TRY, PLAYB and PLAN use `own`, a search state of
+///    their own (so the deeper searches of the game leave no entries in their table), and share
+///    the move's hard deadline (at least [`LOOKAHEAD_FLOOR`]); a run that deadline interrupts
+///    gives no move. A `stop` waits for the lookahead and ends step 2.
+/// 2. The engine's own search (`state`, no program at the leaves) then gets the rest of the
+///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
+///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
+/// 3. A forced mate found by that search is played (the shortest way home); otherwise the
+///    program's move, reported with the program's score for it. When the program answers no
+///    move (LEAVE), the engine's search runs instead with the program's values at its nodes.
 pub(crate) fn search(
     program: &EndgameProgram,
-    state: &mut SearchState,
+    (state, own): (&mut SearchState, &mut SearchState),
     backend: Backend,
     styles: &StyleSettings,
     setup: &SearchSetup,
     turn: Turn<'_>,
     sink: &mut dyn FnMut(EngineEvent),
 ) -> Option<SearchResult> {
-    let Turn { go, plan, control } = turn;
+    let Turn { plan, control } = turn;
     let root = setup.root;
-    // Fuel. Without a deadline the endgame program's fixed amounts. Under a clock the root
-    // run gets the advisor's share of the move's time (never more than the fixed amount),
-    // and the searches behind its TRYs, which the runtime charges per node visited, are held
-    // to half of that by a node limit besides their time (without it every search the
-    // clock lets run long exhausted the root run). A node run keeps the fixed amount: one
-    // that runs out switches the program off for the whole search, and only one can.
-    let root_fuel = match plan.hard {
+    let start = std::time::Instant::now();
+    // The live deadlines (a terminal `time` command may have changed them since `go`).
+    let live = TimePlan {
+        soft: control.soft_ms().map(std::time::Duration::from_millis),
+        hard: control.hard_ms().map(std::time::Duration::from_millis),
+    };
+    let hard = live.hard.or(plan.hard);
+    // Fuel: without a deadline the fixed amounts; under a clock the root run may spend up to
+    // half the move's hard deadline at FUEL_PER_MS (never more than the fixed amount, never
+    // below the advisor's floor). A node run keeps the fixed amount: one that runs out switches
+    // the program off for the whole turn, and only one can.
+    let root_fuel = match hard {
         None => ROOT_FUEL,
-        Some(_) => FuelBudget::for_deadline(plan.hard).root.min(ROOT_FUEL),
+        Some(h) => (h.as_millis() as u64 / 2)
+            .saturating_mul(crate::advisor::FUEL_PER_MS)
+            .clamp(
+                FuelBudget::for_deadline(hard).root.min(ROOT_FUEL),
+                ROOT_FUEL,
+            ),
     };
     let node_fuel = NODE_FUEL;
-    let start = std::time::Instant::now();
-    let moves = root.legal_moves().len().max(1) as u32;
-    let clock_nodes = plan
-        .hard
-        .map(|_| (root_fuel / 2 / cheg::runtime::meter::NODE_STEPS / u64::from(moves)).max(1));
-    let go_nodes = go.nodes.map(|n| (n / u64::from(moves)).max(1));
     let mut game = setup.history.clone();
     game.push(root.hash());
     let limits = TryLimits {
-        depth: go
-            .depth
-            .or(go.mate.map(|m| m.saturating_mul(2)))
-            .map(|d| d.saturating_sub(1).max(1)),
-        nodes: match (go_nodes, clock_nodes) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
+        depth: Some(PROGRAM_DEPTH - 1),
+        nodes: None,
         time: TimePlan {
-            soft: plan.soft.map(|t| t / moves),
-            hard: plan.hard.map(|t| t / moves),
+            soft: None,
+            hard: hard.map(|h| h.max(LOOKAHEAD_FLOOR)),
         },
     };
     let at = RootAt {
@@ -680,17 +769,22 @@ pub(crate) fn search(
         fuel: (Some(root_fuel), node_fuel),
         options: setup.options,
     };
-    let root_run = root_run(program, state, (backend, styles), at, control);
+    let root_run = root_run(program, own, (backend, styles), at, control);
+    let spend = |control: &SearchControl| {
+        control.set_plan(after_spending(live, start.elapsed()));
+    };
     let RootRun {
         mut hook,
         run,
         tried_nodes,
+        interrupted,
     } = match root_run {
         Ok(r) => r,
         Err(e) => {
             sink(EngineEvent::Note(format!(
                 "error: endgame program: {e}; searching without it"
             )));
+            spend(control);
             return None;
         }
     };
@@ -703,6 +797,7 @@ pub(crate) fn search(
                 program.source(),
                 program.render_error(&failure.error)
             )));
+            spend(control);
             return None;
         }
     };
@@ -715,70 +810,110 @@ pub(crate) fn search(
     for line in &report.breaks {
         sink(EngineEvent::Note(format!("cheg: {line}")));
     }
-    if let Some(mv) = report.chosen {
-        if root.is_legal(mv) {
+    spend(control);
+    state.bonuses.clear();
+    let answer = match report.chosen {
+        Some(mv) if !root.is_legal(mv) => {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program {} answered {mv}, not a legal move; searching on",
+                program.source()
+            )));
+            None
+        }
+        Some(mv) if interrupted => {
+            sink(EngineEvent::Note(format!(
+                "endgame program {} answered {mv} but its lookahead was cut short (time or stop); the search decides",
+                program.source()
+            )));
+            None
+        }
+        Some(mv) => {
             let score = match (report.best, report.value) {
                 (Some((m, s)), _) if m == mv => engine_score(s),
                 (_, Some([w, l, c])) => score_of(w, l, c),
                 _ => 0,
             };
-            let depth = limits.depth.map_or(1, |d| d + 1);
-            sink(EngineEvent::Note(format!(
-                "endgame program {} answered {mv}",
-                program.source()
-            )));
-            sink(EngineEvent::Report(Report {
-                depth,
-                seldepth: depth,
-                score,
-                bound: None,
-                nodes: tried_nodes,
-                elapsed: start.elapsed(),
-                hashfull: state.tt.hashfull(),
-                pv: vec![mv],
-            }));
-            return Some(SearchResult {
-                best: Some(mv),
-                score,
-                depth,
-                nodes: tried_nodes,
-                elapsed: start.elapsed(),
-                pv: vec![mv],
-                choices: 1,
-                ..SearchResult::default()
-            });
+            Some((mv, score))
         }
-        sink(EngineEvent::Note(format!(
-            "error: endgame program {} answered {mv}, not a legal move; searching on",
-            program.source()
-        )));
-    }
-    // No move: the engine searches, the program's values feeding its evaluation.
-    hook.set_context(0, None);
-    let use_hook = hook.error().is_none();
-    let ctx = state.context(
-        &params,
-        if use_hook { Some(&mut hook) } else { None },
-        control,
-    );
-    let mut report = |r: &Report| {
+        None => None,
+    };
+    let Some((mv, score)) = answer else {
+        // No move: the engine searches, the program's values feeding its evaluation.
+        hook.set_context(0, None);
+        let use_hook = hook.error().is_none() && report.chosen.is_none();
+        let ctx = state.context(
+            &params,
+            if use_hook { Some(&mut hook) } else { None },
+            control,
+        );
+        let mut forward = |r: &Report| {
+            sink(EngineEvent::Report(Report {
+                nodes: r.nodes + tried_nodes,
+                ..r.clone()
+            }))
+        };
+        let mut result = search::run(ctx, setup, &mut forward);
+        if result.hook_failed && use_hook {
+            if let Some(e) = hook.error() {
+                sink(EngineEvent::Note(format!(
+                    "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
+                    program.source()
+                )));
+            }
+        }
+        result.nodes += tried_nodes;
+        result.hook_failed = false;
+        return Some(result);
+    };
+    sink(EngineEvent::Note(format!(
+        "endgame program {} answered {mv} ({PROGRAM_DEPTH}-ply lookahead)",
+        program.source()
+    )));
+    // The engine's own search for a forced mate, with the rest of the move.
+    let ctx = state.context(&params, None, control);
+    let mut seldepth = 0;
+    let mut forward = |r: &Report| {
+        seldepth = seldepth.max(r.seldepth);
         sink(EngineEvent::Report(Report {
             nodes: r.nodes + tried_nodes,
             ..r.clone()
         }))
     };
-    let mut result = search::run(ctx, setup, &mut report);
-    if result.hook_failed && use_hook {
-        if let Some(e) = hook.error() {
+    let mut result = search::run(ctx, setup, &mut forward);
+    result.nodes += tried_nodes;
+    if result.score >= MATE_BOUND && result.best.is_some_and(|b| root.is_legal(b)) {
+        if result.best != Some(mv) {
             sink(EngineEvent::Note(format!(
-                "error: endgame program {} failed at a node of the search ({node_fuel} units of fuel a run): {e}; its values were switched off",
-                program.source()
+                "the search found a mate in {}: {} instead of the program's {mv}",
+                crate::search::value::mate_moves(result.score),
+                result.best.map_or_else(String::new, |b| b.to_string())
             )));
         }
+        return Some(result);
     }
-    result.nodes += tried_nodes;
-    result.hook_failed = false;
-    Some(result)
+    let depth = result.depth.max(PROGRAM_DEPTH);
+    let elapsed = start.elapsed();
+    sink(EngineEvent::Report(Report {
+        depth,
+        seldepth: seldepth.max(depth),
+        score,
+        bound: None,
+        nodes: result.nodes,
+        elapsed,
+        hashfull: state.tt.hashfull(),
+        pv: vec![mv],
+    }));
+    Some(SearchResult {
+        best: Some(mv),
+        ponder: None,
+        score,
+        depth,
+        nodes: result.nodes,
+        elapsed,
+        pv: vec![mv],
+        choices: 1,
+        ..SearchResult::default()
+    })
 }
 
 /// Runs `program` once at the top level on `at.root`, the engine's search behind its TRY,
@@ -809,6 +944,7 @@ pub(crate) fn root_run<'p>(
     hook.set_game(&game);
     state.bonuses.clear();
     let params = EvalParams::new(styles, None);
+    let deadline = limits.time.hard.map(|h| std::time::Instant::now() + h);
     let mut searcher = EngineSearcher {
         state,
         params: &params,
@@ -816,8 +952,10 @@ pub(crate) fn root_run<'p>(
         control,
         game,
         limits,
+        deadline,
         nodes: 0,
         hook_failed: false,
+        interrupted: false,
         options,
     };
     let mut vm = prepared.instance();
@@ -827,10 +965,12 @@ pub(crate) fn root_run<'p>(
     });
     let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
     let tried_nodes = searcher.nodes;
+    let interrupted = searcher.interrupted;
     Ok(RootRun {
         hook,
         run,
         tried_nodes,
+        interrupted,
     })
 }
 

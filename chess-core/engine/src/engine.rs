@@ -98,6 +98,10 @@ impl GameState {
     }
 }
 
+/// Megabytes of the transposition table of the endgame program's own lookahead (its searches
+/// are a few plies deep).
+const ENDGAME_HASH_MB: usize = 2;
+
 /// The chess engine.
 pub struct Engine {
     options: EngineOptions,
@@ -112,8 +116,11 @@ pub struct Engine {
     searches: u64,
     book: Option<Book>,
     book_error: Option<String>,
-    endgame: Option<EndgameProgram>,
+    /// The endgame programs, in the order they are consulted (one, or all of `<all>`).
+    endgame: Vec<EndgameProgram>,
     endgame_error: Option<String>,
+    /// The search state of the endgame program's own lookahead (created on first use).
+    endgame_state: Option<SearchState>,
 }
 
 impl Engine {
@@ -131,8 +138,9 @@ impl Engine {
             searches: 0,
             book: None,
             book_error: None,
-            endgame: None,
+            endgame: Vec::new(),
             endgame_error: None,
+            endgame_state: None,
             options,
         };
         engine.load_program();
@@ -183,23 +191,28 @@ impl Engine {
     }
 
     fn load_endgame(&mut self) {
-        match EndgameProgram::load(&self.options.endgame) {
-            Ok(mut program) => {
-                self.endgame_error = program
-                    .as_mut()
-                    .and_then(|p| p.prepare(self.options.backend).err());
-                self.endgame = program;
+        match EndgameProgram::load_set(&self.options.endgame) {
+            Ok(mut programs) => {
+                let backend = self.options.backend;
+                self.endgame_error = programs.iter_mut().find_map(|p| p.prepare(backend).err());
+                self.endgame = programs;
             }
             Err(e) => {
-                self.endgame = None;
+                self.endgame = Vec::new();
                 self.endgame_error = Some(e);
             }
         }
     }
 
-    /// The loaded endgame program, if any.
+    /// The loaded endgame program, if any (the first of `<all>`).
     pub fn endgame(&self) -> Option<&EndgameProgram> {
-        self.endgame.as_ref()
+        self.endgame.first()
+    }
+
+    /// Every loaded endgame program, in the order they are consulted: a search uses the first
+    /// whose ENTRY matches its root.
+    pub fn endgames(&self) -> &[EndgameProgram] {
+        &self.endgame
     }
 
     /// Why the endgame program is not loaded (or not prepared for the backend), if it is not.
@@ -303,24 +316,32 @@ impl Engine {
             }
             Change::Endgame => {
                 self.load_endgame();
-                match (&self.endgame_error, &self.endgame) {
+                match (&self.endgame_error, self.endgame.as_slice()) {
                     (Some(e), _) => notes.push(format!("error: endgame program: {e}")),
-                    (None, Some(p)) => notes.push(format!(
+                    (None, []) => notes.push("endgame program off".to_string()),
+                    (None, [p]) => notes.push(format!(
                         "endgame program {} loaded for the {} backend ({} ENTRY lines)",
                         p.source(),
                         self.options.backend,
                         p.program().entries.len()
                     )),
-                    (None, None) => notes.push("endgame program off".to_string()),
+                    (None, all) => notes.push(format!(
+                        "endgame programs {} loaded for the {} backend ({} ENTRY lines; a search uses the first that matches)",
+                        all.iter().map(|p| p.source().to_string()).collect::<Vec<_>>().join(", "),
+                        self.options.backend,
+                        all.iter().map(|p| p.program().entries.len()).sum::<usize>()
+                    )),
                 }
             }
             Change::Program | Change::Backend => {
-                if change == Change::Backend {
-                    if let Some(p) = self.endgame.as_mut() {
-                        self.endgame_error = p.prepare(self.options.backend).err();
-                        if let Some(e) = &self.endgame_error {
-                            notes.push(format!("error: endgame program: {e}"));
-                        }
+                if change == Change::Backend && !self.endgame.is_empty() {
+                    let backend = self.options.backend;
+                    self.endgame_error = self
+                        .endgame
+                        .iter_mut()
+                        .find_map(|p| p.prepare(backend).err());
+                    if let Some(e) = &self.endgame_error {
+                        notes.push(format!("error: endgame program: {e}"));
                     }
                 }
                 if change == Change::Program {
@@ -355,6 +376,10 @@ impl Engine {
     pub fn new_game(&mut self) {
         self.state.tt.clear();
         self.state.history.clear();
+        if let Some(own) = self.endgame_state.as_mut() {
+            own.tt.clear();
+            own.history.clear();
+        }
         self.host.clear_scores();
         self.searches = 0;
         self.game = GameState::new(Position::startpos());
@@ -440,7 +465,7 @@ impl Engine {
             },
         };
 
-        if let Some(result) = self.endgame_search(&setup, go, plan, control, sink) {
+        if let Some(result) = self.endgame_search(&setup, plan, control, sink) {
             self.host.push_score(result.score);
             return result;
         }
@@ -576,39 +601,34 @@ impl Engine {
     fn endgame_search(
         &mut self,
         setup: &SearchSetup,
-        go: &GoParams,
         plan: TimePlan,
         control: &SearchControl,
         sink: &mut dyn FnMut(EngineEvent),
     ) -> Option<SearchResult> {
         let root = setup.root;
         let backend = self.options.backend;
-        {
-            let program = self.endgame.as_mut()?;
-            if !program.matches(&root) || !setup.search_moves.is_empty() {
-                return None;
-            }
-            if let Err(e) = program.prepare(backend) {
-                sink(EngineEvent::Note(format!(
-                    "error: endgame program: {e}; searching without it"
-                )));
-                return None;
-            }
+        if !setup.search_moves.is_empty() {
+            return None;
         }
-        // The program is taken out for the search and put back: the node hook borrows it while
-        // the search borrows the engine's tables.
-        let program = self.endgame.take()?;
-        let result = crate::endgame::search(
-            &program,
-            &mut self.state,
-            self.options.backend,
+        let index = self.endgame.iter().position(|p| p.matches(&root))?;
+        if let Err(e) = self.endgame[index].prepare(backend) {
+            sink(EngineEvent::Note(format!(
+                "error: endgame program: {e}; searching without it"
+            )));
+            return None;
+        }
+        let own = self
+            .endgame_state
+            .get_or_insert_with(|| SearchState::new(ENDGAME_HASH_MB));
+        crate::endgame::search(
+            &self.endgame[index],
+            (&mut self.state, own),
+            backend,
             &self.options.styles,
             setup,
-            Turn { go, plan, control },
+            Turn { plan, control },
             sink,
-        );
-        self.endgame = Some(program);
-        result
+        )
     }
 
     /// The static evaluation of the current position with its parts, under the root advice when
@@ -644,21 +664,22 @@ impl Engine {
         fuel: Option<u64>,
     ) -> Result<cheg::Report, EndgameRunError> {
         let backend = self.options.backend;
-        let Some(program) = self.endgame.as_mut() else {
+        if self.endgame.is_empty() {
             return Err(EndgameRunError::NoProgram(
                 self.endgame_error
                     .clone()
                     .unwrap_or_else(|| "no endgame program is set".to_string()),
             ));
-        };
-        program
+        }
+        let index = self
+            .endgame
+            .iter()
+            .position(|p| p.matches(pos))
+            .unwrap_or(0);
+        self.endgame[index]
             .prepare(backend)
             .map_err(EndgameRunError::NoProgram)?;
-        let Some(program) = self.endgame.take() else {
-            return Err(EndgameRunError::NoProgram(
-                "no endgame program is set".to_string(),
-            ));
-        };
+        let program = &self.endgame[index];
         let limits = TryLimits {
             depth: Some(depth.saturating_sub(1).max(1)),
             ..TryLimits::default()
@@ -673,8 +694,8 @@ impl Engine {
             fuel,
             options,
         };
-        let result = match crate::endgame::root_run(
-            &program,
+        match crate::endgame::root_run(
+            program,
             &mut self.state,
             (self.options.backend, &self.options.styles),
             at,
@@ -690,20 +711,19 @@ impl Engine {
                 error: failure.error,
             }),
             Err(e) => Err(EndgameRunError::NoProgram(e)),
-        };
-        self.endgame = Some(program);
-        result
+        }
     }
 
     /// Replaces the endgame program (`None`: none) until the `EndgameProgram` option is set
     /// again; it is prepared for the current backend (the error, if any, is
     /// [`Engine::endgame_error`]). For a program compiled elsewhere, as `che run` does.
     pub fn set_endgame_program(&mut self, program: Option<EndgameProgram>) {
-        self.endgame = program;
+        self.endgame = program.into_iter().collect();
+        let backend = self.options.backend;
         self.endgame_error = self
             .endgame
-            .as_mut()
-            .and_then(|p| p.prepare(self.options.backend).err());
+            .iter_mut()
+            .find_map(|p| p.prepare(backend).err());
     }
 
     /// Searches every [`BENCH_POSITIONS`] entry to `depth` from a cleared table, reporting each

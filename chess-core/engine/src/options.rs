@@ -104,7 +104,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "EndgameProgram",
         kind: OptionKind::Text { default: "" },
-        help: "a CHEG endgame program that takes over when its ENTRY matches: a .cheg file, or <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> (the shipped ones); empty or off: none",
+        help: "a CHEG endgame program that takes over when its ENTRY matches: a .cheg file, <kqk>, <krk>, <kbnk>, <kpk>, <kpkp> (the shipped ones), or <all> (every shipped one, the first that matches); empty or off: none",
     },
     OptionSpec {
         name: "AdviceMode",
@@ -449,6 +449,8 @@ mod tests {
         assert_eq!(o.set("EndgameProgram", "<krk>"), Ok(Change::Endgame));
         assert_eq!(o.endgame, EndgameSource::Builtin("krk"));
         assert!(o.set("EndgameProgram", "<nothing>").is_err());
+        assert_eq!(o.set("EndgameProgram", "<ALL>"), Ok(Change::Endgame));
+        assert_eq!(o.endgame, EndgameSource::All);
         assert_eq!(o.set("EndgameProgram", "off"), Ok(Change::Endgame));
         assert_eq!(o.endgame, EndgameSource::Off);
         assert_eq!(

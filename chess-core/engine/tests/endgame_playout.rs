@@ -76,6 +76,8 @@ struct Summary {
     nodes: u64,
     failures: Vec<String>,
     games: Vec<Vec<chess_core::Move>>,
+    /// Per position, the engine's moves to mate when it mated.
+    mates: Vec<Option<u32>>,
 }
 
 /// The tables, from the cache (generated on first use): `$CHE_TABLEBASE_DIR` when set, else
@@ -118,6 +120,106 @@ fn run_sample(
     count: usize,
     go: &GoParams,
 ) -> Summary {
+    run_sample_with(
+        tb,
+        material,
+        want,
+        program,
+        backend,
+        count,
+        &Clock::Go(go.clone()),
+    )
+}
+
+/// How the engine's moves are limited in a game.
+#[derive(Clone, Debug)]
+enum Clock {
+    /// The same `go` for every move (`depth`, `nodes`, `movetime`).
+    Go(GoParams),
+    /// A game clock: `base` for the game and `increment` a move, `go wtime .. btime .. winc ..
+    /// binc ..` with the engine's time left as it used it (the table's moves take none); a game
+    /// whose clock runs out is lost.
+    Game {
+        base: std::time::Duration,
+        increment: std::time::Duration,
+    },
+    /// `go infinite`, then `stop` after this long.
+    InfiniteThenStop(std::time::Duration),
+}
+
+impl Clock {
+    fn movetime(ms: u64) -> Clock {
+        Clock::Go(GoParams {
+            move_time: Some(std::time::Duration::from_millis(ms)),
+            ..GoParams::default()
+        })
+    }
+}
+
+/// The engine's move under `clock`; `left` is the engine's time left in a game clock.
+fn clocked_move(
+    engine: &mut Engine,
+    start: &Position,
+    moves: &[chess_core::Move],
+    clock: &Clock,
+    left: &mut std::time::Duration,
+) -> Result<(chess_core::Move, u64), String> {
+    match clock {
+        Clock::Go(go) => engine_move(engine, start, moves, go),
+        Clock::Game { increment, .. } => {
+            let go = GoParams {
+                time: [Some(*left); 2],
+                increment: [Some(*increment); 2],
+                ..GoParams::default()
+            };
+            let began = std::time::Instant::now();
+            let answer = engine_move(engine, start, moves, &go)?;
+            let used = began.elapsed();
+            if used > *left {
+                return Err(format!("lost on time ({used:?} used, {left:?} left)"));
+            }
+            *left = *left - used + *increment;
+            Ok(answer)
+        }
+        Clock::InfiniteThenStop(after) => {
+            engine
+                .set_position(*start, moves)
+                .map_err(|e| e.to_string())?;
+            let go = GoParams {
+                infinite: true,
+                ..GoParams::default()
+            };
+            let control = SearchControl::new();
+            let mut errors = Vec::new();
+            let result = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    std::thread::sleep(*after);
+                    control.stop();
+                });
+                engine.think(&go, &control, &mut |e| {
+                    if let EngineEvent::Note(n) = e {
+                        if n.starts_with("error") {
+                            errors.push(n);
+                        }
+                    }
+                })
+            });
+            assert!(errors.is_empty(), "{errors:?}");
+            let best = result.best.ok_or("the engine gave no move")?;
+            Ok((best, result.nodes))
+        }
+    }
+}
+
+fn run_sample_with(
+    tb: &Tablebase,
+    material: Material,
+    want: Want,
+    program: &str,
+    backend: &str,
+    count: usize,
+    clock: &Clock,
+) -> Summary {
     let mut e = engine(program, backend);
     let mut s = Summary {
         positions: 0,
@@ -127,17 +229,26 @@ fn run_sample(
         nodes: 0,
         failures: Vec::new(),
         games: Vec::new(),
+        mates: Vec::new(),
     };
     let started = std::time::Instant::now();
     let starts = sample(tb, material, want, count, sample_seed()).expect("a sample");
     for start in starts {
         s.positions += 1;
         e.new_game();
+        let mut left = match clock {
+            Clock::Game { base, .. } => *base,
+            _ => std::time::Duration::ZERO,
+        };
         let game = play_out(tb, &start.position, want, |_, moves| {
-            engine_move(&mut e, &start.position, moves, go)
+            clocked_move(&mut e, &start.position, moves, clock, &mut left)
         });
         s.nodes += game.nodes;
         s.games.push(game.moves);
+        s.mates.push(match game.end {
+            End::Mate { moves } => Some(moves),
+            _ => None,
+        });
         match game.end {
             End::Mate { moves } => {
                 s.won += 1;
@@ -151,7 +262,7 @@ fn run_sample(
         }
     }
     eprintln!(
-        "{} {want:?} {program} {backend} {go:?}: {} of {} {}, {} moves (table {}), {} nodes, {:.1} s; first failures: {:?}",
+        "{} {want:?} {program} {backend} {clock:?}: {} of {} {}, {} moves (table {}), {} nodes, {:.1} s; first failures: {:?}",
         material.name(),
         s.won,
         s.positions,
@@ -376,6 +487,228 @@ fn failing_programs_are_reported_and_the_engine_plays_on() {
             );
             let mv = result.best.expect("a move");
             assert!(pos.is_legal(mv));
+        }
+    }
+}
+
+/// The criterion for play under a clock, for one ending: with `EndgameProgram <all>` the engine
+/// mates every sampled won position under `clock` on every backend, and on the positions the
+/// engine alone (no program, the same clock) mates as well it needs on average no more moves.
+/// `ENDGAME_SAMPLE`, `ENDGAME_SEED` and `ENDGAME_BACKENDS` as for [`must_win_all`]; every
+/// backend plays its whole sample and is reported before the test fails.
+fn must_mate_under(material: Material, clock: &Clock, count: usize) {
+    let tb = tablebase();
+    let count = sample_size(count);
+    let backends = std::env::var("ENDGAME_BACKENDS").unwrap_or_else(|_| "interp,jit".into());
+    let alone = run_sample_with(&tb, material, Want::Won, "off", "interp", count, clock);
+    let mut failed = Vec::new();
+    for backend in backends.split(',').map(str::trim).filter(|b| !b.is_empty()) {
+        let s = run_sample_with(&tb, material, Want::Won, "<all>", backend, count, clock);
+        if !s.failures.is_empty() || s.won != count {
+            failed.push(format!(
+                "{} {backend}: {} of {count} won, {} failures, first: {:?}",
+                material.name(),
+                s.won,
+                s.failures.len(),
+                s.failures.first()
+            ));
+        }
+        let paired: Vec<(u32, u32)> = s
+            .mates
+            .iter()
+            .zip(&alone.mates)
+            .filter_map(|(p, a)| Some(((*p)?, (*a)?)))
+            .collect();
+        let with: u32 = paired.iter().map(|(p, _)| p).sum();
+        let without: u32 = paired.iter().map(|(_, a)| a).sum();
+        eprintln!(
+            "{} {backend} {clock:?}: on the {} positions both mate, {with} moves with <all>, {without} alone ({:.2} against {:.2} a game)",
+            material.name(),
+            paired.len(),
+            f64::from(with) / paired.len().max(1) as f64,
+            f64::from(without) / paired.len().max(1) as f64,
+        );
+        if with > without {
+            failed.push(format!(
+                "{} {backend}: {with} moves to mate with <all> against {without} alone on {} positions",
+                material.name(),
+                paired.len()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
+/// The game clock of the criterion: 10 s for the game and 0.1 s a move.
+fn game_clock() -> Clock {
+    Clock::Game {
+        base: std::time::Duration::from_secs(10),
+        increment: std::time::Duration::from_millis(100),
+    }
+}
+
+macro_rules! clock_criteria {
+    ($($name:ident: $material:expr, $clock:expr;)*) => {$(
+        #[test]
+        #[ignore = "the criterion under a clock: hours in a release build"]
+        fn $name() {
+            must_mate_under($material, &$clock, 200);
+        }
+    )*};
+}
+
+clock_criteria! {
+    all_programs_mate_kqk_at_movetime_100: Material::Kqk, Clock::movetime(100);
+    all_programs_mate_krk_at_movetime_100: Material::Krk, Clock::movetime(100);
+    all_programs_mate_kbnk_at_movetime_100: Material::Kbnk, Clock::movetime(100);
+    all_programs_mate_kpk_at_movetime_100: Material::Kpk, Clock::movetime(100);
+    all_programs_mate_kqk_at_movetime_1000: Material::Kqk, Clock::movetime(1000);
+    all_programs_mate_krk_at_movetime_1000: Material::Krk, Clock::movetime(1000);
+    all_programs_mate_kbnk_at_movetime_1000: Material::Kbnk, Clock::movetime(1000);
+    all_programs_mate_kpk_at_movetime_1000: Material::Kpk, Clock::movetime(1000);
+    all_programs_mate_kqk_at_10s_plus_0_1s: Material::Kqk, game_clock();
+    all_programs_mate_krk_at_10s_plus_0_1s: Material::Krk, game_clock();
+    all_programs_mate_kbnk_at_10s_plus_0_1s: Material::Kbnk, game_clock();
+    all_programs_mate_kpk_at_10s_plus_0_1s: Material::Kpk, game_clock();
+}
+
+/// Under every kind of `go` the engine with `<all>` mates a few sampled positions of every
+/// ending: depth 3 and 5, a node budget, a short movetime, a game clock, and `go infinite`
+/// stopped after a while (the full-size runs are the ignored criteria above).
+#[test]
+fn all_programs_mate_under_every_kind_of_go() {
+    let tb = tablebase();
+    let ms = std::time::Duration::from_millis;
+    let clocks = [
+        Clock::Go(depth(3)),
+        Clock::Go(depth(5)),
+        Clock::Go(GoParams {
+            nodes: Some(3_000),
+            ..GoParams::default()
+        }),
+        Clock::movetime(30),
+        Clock::Game {
+            base: ms(3_000),
+            increment: ms(30),
+        },
+        Clock::InfiniteThenStop(ms(30)),
+    ];
+    for clock in &clocks {
+        for material in [Material::Kqk, Material::Krk, Material::Kbnk, Material::Kpk] {
+            let s = run_sample_with(&tb, material, Want::Won, "<all>", "interp", 1, clock);
+            assert!(
+                s.failures.is_empty() && s.won == 1,
+                "{clock:?} {}: {:?}",
+                material.name(),
+                s.failures
+            );
+        }
+    }
+}
+
+/// The program whose ENTRY matches the root is the one that plays, and the choice follows the
+/// material within one game: KPK, then KQK after the promotion; a KRK left by a capture.
+#[test]
+fn all_programs_follow_the_material() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("8/8/8/3k4/8/8/8/QK6 w - - 0 1", &[], "<kqk>"),
+        ("8/8/8/3k4/8/8/8/RK6 w - - 0 1", &[], "<krk>"),
+        ("8/8/8/3k4/8/8/8/BNK5 w - - 0 1", &[], "<kbnk>"),
+        ("8/8/8/3k4/8/8/3P4/1K6 w - - 0 1", &[], "<kpk>"),
+        ("8/3p4/8/3k4/8/8/3P4/1K6 w - - 0 1", &[], "<kpkp>"),
+        // The promotion: KPK becomes KQK.
+        (
+            "8/4P3/8/8/8/2k5/8/4K3 w - - 0 1",
+            &["e7e8q", "c3d3"],
+            "<kqk>",
+        ),
+        // A capture that leaves KRK (KR against KN has no program).
+        (
+            "8/8/8/3k4/8/8/2n5/1KR5 w - - 0 1",
+            &["c1c2", "d5e5"],
+            "<krk>",
+        ),
+    ];
+    for backend in ["interp", "jit"] {
+        let mut e = engine("<all>", backend);
+        for (fen, moves, expected) in cases {
+            let start = Position::from_fen(fen).expect("fen");
+            let mut pos = start;
+            let mut played = Vec::new();
+            for uci in *moves {
+                let mv = pos.parse_uci(uci).expect("a legal move");
+                pos = pos.after(mv);
+                played.push(mv);
+            }
+            e.set_position(start, &played).expect("legal");
+            let mut notes = Vec::new();
+            e.think(&depth(2), &SearchControl::new(), &mut |ev| {
+                if let EngineEvent::Note(n) = ev {
+                    notes.push(n);
+                }
+            });
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.starts_with(&format!("endgame program {expected} answered"))),
+                "{backend} {fen} {moves:?}: {notes:?}"
+            );
+        }
+        // No program matches the middlegame: no endgame note.
+        e.set_position(Position::startpos(), &[]).expect("legal");
+        let mut notes = Vec::new();
+        e.think(&depth(2), &SearchControl::new(), &mut |ev| {
+            if let EngineEvent::Note(n) = ev {
+                notes.push(n);
+            }
+        });
+        assert!(!notes.iter().any(|n| n.contains("endgame")), "{notes:?}");
+    }
+}
+
+/// The `info` of a search with the program: the depth the engine's search reached (more than
+/// the program's two plies under a clock) and a mate score once the mate is known, of the
+/// length the tablebase gives (KQK positions at one to three moves from mate).
+#[test]
+fn info_reports_the_depth_searched_and_the_mate() {
+    let tb = tablebase();
+    let fens = [
+        "k7/8/2K5/8/8/8/8/1Q6 w - - 0 1",
+        "8/8/8/8/8/1Q6/8/k1K5 w - - 0 1",
+        "2k5/8/2K5/8/8/8/8/7Q w - - 0 1",
+        "7k/8/5K2/8/8/8/8/Q7 w - - 0 1",
+    ];
+    for backend in ["interp", "jit"] {
+        let mut e = engine("<all>", backend);
+        for fen in fens {
+            let start = Position::from_fen(fen).expect("fen");
+            let Some(che_tablebase::Outcome::Win { plies }) = tb.probe(&start) else {
+                // A position with the bare king to move: play the table's move first.
+                continue;
+            };
+            e.new_game();
+            e.set_position(start, &[]).expect("legal");
+            let mut reports = Vec::new();
+            let go = GoParams {
+                move_time: Some(std::time::Duration::from_millis(300)),
+                ..GoParams::default()
+            };
+            e.think(&go, &SearchControl::new(), &mut |ev| {
+                if let EngineEvent::Report(r) = ev {
+                    reports.push(r);
+                }
+            });
+            let last = reports.last().expect("an info line");
+            assert!(last.depth >= 3, "{backend} {fen}: depth {}", last.depth);
+            assert!(
+                che_engine::search::value::is_mate(last.score),
+                "{backend} {fen}: {last:?}"
+            );
+            assert_eq!(
+                che_engine::search::value::mate_moves(last.score),
+                plies.div_ceil(2) as i32,
+                "{backend} {fen}"
+            );
         }
     }
 }

@@ -12,10 +12,15 @@ fn an_advice_program_is_verified_by_the_builder_and_the_optimizer_only() {
     for source in [
         ProgramSource::Shanny,
         ProgramSource::ShannyEval,
-        ProgramSource::Text("procedure main()\nbegin\n  write 1;\nend;\n".into()),
-        ProgramSource::Che3Text(
-            "pattern always { } { };\nadvice a goodsqrs(wN d5);\nrule r { always } a;\n".into(),
-        ),
+        ProgramSource::Text {
+            dialect: "che++",
+            text: "procedure main()\nbegin\n  write 1;\nend;\n".into(),
+        },
+        ProgramSource::Text {
+            dialect: "che3",
+            text: "pattern always { } { };\nadvice a goodsqrs(wN d5);\nrule r { always } a;\n"
+                .into(),
+        },
     ] {
         let before = verifications();
         let advisor = Advisor::load(&source).expect("loads");

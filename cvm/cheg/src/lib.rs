@@ -65,6 +65,10 @@ impl Dialect for Cheg {
         &["cheg"]
     }
 
+    fn purpose(&self) -> cvm_frontend::dialect::Purpose {
+        cvm_frontend::dialect::Purpose::Endgame
+    }
+
     /// CHEG has no `include`: only the input is read.
     fn compile(&self, input: Input<'_>, loader: &dyn Loader, _: &[PathBuf]) -> Compilation {
         match input {

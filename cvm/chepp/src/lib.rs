@@ -86,6 +86,10 @@ impl Dialect for Chepp {
         &["che"]
     }
 
+    fn bundled(&self) -> &'static [(&'static str, &'static str)] {
+        examples::EXAMPLES
+    }
+
     fn compile(
         &self,
         input: Input<'_>,

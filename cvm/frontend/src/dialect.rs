@@ -94,12 +94,45 @@ impl Default for Options {
 /// An implementation parses, checks and generates code; its module builder
 /// verifies the code, so [`Compilation::program`] is a verified program.
 /// Optimizing is [`compile`]'s job, the same for every dialect.
+/// What a dialect's programs are for, which decides the hosts that run them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// Advice programs: `main()` runs on a position and fills the advice
+    /// table (`che run`, the playground, the engine's `CheProgram`).
+    Advice,
+    /// Endgame programs, with their own runner (`che run` on the file,
+    /// the engine's `EndgameProgram`).
+    Endgame,
+}
+
 pub trait Dialect: Sync {
     /// The dialect's name, as `--dialect` and the playground take it.
     fn name(&self) -> &'static str;
 
-    /// The file extensions (without the dot) of its source files.
+    /// The file extensions (without the dot) of its source files; the
+    /// first names a program held in memory ([`Dialect::text_name`]).
     fn extensions(&self) -> &'static [&'static str];
+
+    /// What its programs are for; advice unless the dialect says so.
+    fn purpose(&self) -> Purpose {
+        Purpose::Advice
+    }
+
+    /// The bundled files (name, text) that a program held in memory may
+    /// include; none unless the dialect ships some.
+    fn bundled(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// The file name under which a program held in memory (the
+    /// playground's editor, the engine's program text) is compiled:
+    /// `playground.` and the dialect's first extension.
+    fn text_name(&self) -> String {
+        match self.extensions().first() {
+            Some(ext) => format!("playground.{ext}"),
+            None => "playground".to_string(),
+        }
+    }
 
     /// Compiles `input`, reading files (the input file and what it
     /// includes) through `loader` and searching `include_dirs` for

@@ -33,5 +33,5 @@ pub mod file;
 pub mod source;
 
 pub use diag::{render_all, render_runtime_error, Diagnostic, Diagnostics, Severity};
-pub use dialect::{Compilation, CompileError, Dialect, Input, Options};
+pub use dialect::{Compilation, CompileError, Dialect, Input, Options, Purpose};
 pub use source::{decode, FileId, FsLoader, Loader, MemLoader, SourceMap, Span};

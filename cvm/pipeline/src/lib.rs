@@ -9,6 +9,8 @@
 //! - [`compile`]: (path or text, dialect) to a [`Compilation`] (the
 //!   program, its diagnostics, its sources), optimized unless
 //!   [`Options::optimize`] is off;
+//! - [`compile_text`]: a program held in memory, with the dialect's
+//!   bundled files to include;
 //! - [`DIALECTS`], [`by_name`], [`by_path`]: the dialects, one line each;
 //! - [`read_module`]: a `.cmp` (loaded and verified) or `.asm` (assembled)
 //!   file.
@@ -31,7 +33,9 @@
 
 #![deny(missing_docs)]
 
-pub use cvm_frontend::dialect::{compile, Compilation, CompileError, Dialect, Input, Options};
+pub use cvm_frontend::dialect::{
+    compile, Compilation, CompileError, Dialect, Input, Options, Purpose,
+};
 pub use cvm_frontend::{Diagnostic, FsLoader, Loader, MemLoader, SourceMap, Span};
 
 use cvm::{Module, Program, VerifyError};
@@ -67,6 +71,38 @@ pub fn claiming(path: &Path) -> Option<&'static dyn Dialect> {
 /// names ([`by_path`]).
 pub fn compile_file(path: &Path, options: &Options) -> Compilation {
     compile(by_path(path), Input::File(path), &FsLoader, options)
+}
+
+/// Compiles `text`, a program held in memory, in `dialect`, under the
+/// name [`Dialect::text_name`]; its `include`s find the dialect's
+/// [`Dialect::bundled`] files and nothing on disk.
+pub fn compile_text(dialect: &dyn Dialect, text: &str, options: &Options) -> Compilation {
+    let name = dialect.text_name();
+    let mut files: Vec<(&str, &str)> = dialect.bundled().to_vec();
+    files.push((&name, text));
+    compile(
+        dialect,
+        Input::File(Path::new(&name)),
+        &MemLoader::with(&files),
+        options,
+    )
+}
+
+/// The shipped dialects whose programs serve `purpose`, in registry order.
+pub fn for_purpose(purpose: Purpose) -> impl Iterator<Item = &'static dyn Dialect> {
+    DIALECTS
+        .iter()
+        .copied()
+        .filter(move |d| d.purpose() == purpose)
+}
+
+/// The names of the shipped dialects that serve `purpose`, in registry
+/// order, for messages (`che++, che3`).
+pub fn dialect_names(purpose: Purpose) -> String {
+    for_purpose(purpose)
+        .map(|d| d.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The kinds of module file.

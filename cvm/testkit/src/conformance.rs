@@ -297,26 +297,37 @@ impl Case {
 
     /// Runs the case on the tiered backend once for every call the
     /// interpreter makes, forcing the switch to native code at that call
-    /// (`jit::TierConfig::switch_at_with`), to Cranelift's code and (where
-    /// the host has it) to the baseline generator's: the hand-over from the
-    /// interpreter to compiled code must change nothing. Returns how many
-    /// switch points were tried.
+    /// (`jit::TierConfig::switch_at_with`), and once for every backward
+    /// jump it takes, continuing the running frame on native code from
+    /// the loop's header (`jit::TierConfig::switch_at_back_edge`); to
+    /// Cranelift's code and (where the host has it) to the baseline
+    /// generator's: the hand-over from the interpreter to compiled code
+    /// must change nothing. Returns how many switch points were tried.
     pub fn check_switch_points(&self) -> Result<usize, String> {
         let program = Program::new(self.module.clone())
             .map_err(|e| format!("{}: does not verify: {e}", self.name))?;
         let mut tried = 0;
         for &codegen in jit::CodeGen::available() {
-            for at in 0.. {
-                let config = jit::TierConfig::switch_at_with(at, codegen);
-                let prepared = Prepared::tiered(program.clone(), config);
-                self.check_prepared(&prepared)
-                    .map_err(|e| format!("{e} (switch at call {at} to {codegen:?} code)"))?;
-                let reached = prepared
-                    .tiered_program()
-                    .is_some_and(|t| t.compiled_functions() > 0);
-                if !reached || at >= 256 {
-                    tried += at as usize;
-                    break;
+            for back_edges in [false, true] {
+                for at in 0.. {
+                    let (config, point) = if back_edges {
+                        (
+                            jit::TierConfig::switch_at_back_edge(at, codegen),
+                            "back edge",
+                        )
+                    } else {
+                        (jit::TierConfig::switch_at_with(at, codegen), "call")
+                    };
+                    let prepared = Prepared::tiered(program.clone(), config);
+                    self.check_prepared(&prepared)
+                        .map_err(|e| format!("{e} (switch at {point} {at} to {codegen:?} code)"))?;
+                    let reached = prepared
+                        .tiered_program()
+                        .is_some_and(|t| t.compiled_functions() > 0);
+                    if !reached || at >= 256 {
+                        tried += at as usize;
+                        break;
+                    }
                 }
             }
         }

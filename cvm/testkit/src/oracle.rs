@@ -423,10 +423,13 @@ pub fn check_backends(
 /// to native code forced at each call in turn (`jit::TierConfig::switch_at`:
 /// call 0 is the embedder's first call, then every interpreted `call`
 /// instruction and every later embedder call of the scenario), for the
-/// first `max_points` calls, and compares every run exactly with the
-/// interpreter; once with Cranelift's code and, where the host has the
+/// first `max_points` calls, then at each backward jump in turn, the
+/// running frame continuing on native code from the loop's header
+/// (`jit::TierConfig::switch_at_back_edge`, on-stack replacement), for the
+/// first `max_points` of them; compares every run exactly with the
+/// interpreter, once with Cranelift's code and, where the host has the
 /// baseline code generator, once with its code. Returns how many switch
-/// points the last of them reached.
+/// points (calls and back edges) the last of them reached.
 pub fn check_switch_points(
     program: &Program,
     scenario: &Scenario,
@@ -440,22 +443,33 @@ pub fn check_switch_points(
         // it.
         let config = |at| jit::TierConfig::switch_at_with(at, codegen);
         let first = jit::TieredProgram::new(program.clone(), config(0));
-        let mut points = max_points;
-        for at in 0..max_points {
-            let tiered = first.sibling(config(at));
-            let mut vm = tiered.instance();
-            let got = observe(&mut vm, program, scenario);
-            if let Some(d) = difference(&want, &got, Strictness::Exact) {
-                return Err(format!(
-                    "auto with the switch at call {at} to {codegen:?} code disagrees with interp: {d}"
-                ));
+        reached = 0;
+        for back_edges in [false, true] {
+            let mut points = max_points;
+            for at in 0..max_points {
+                let (config, point) = if back_edges {
+                    (
+                        jit::TierConfig::switch_at_back_edge(at, codegen),
+                        "back edge",
+                    )
+                } else {
+                    (config(at), "call")
+                };
+                let tiered = first.sibling(config);
+                let mut vm = tiered.instance();
+                let got = observe(&mut vm, program, scenario);
+                if let Some(d) = difference(&want, &got, Strictness::Exact) {
+                    return Err(format!(
+                        "auto with the switch at {point} {at} to {codegen:?} code disagrees with interp: {d}"
+                    ));
+                }
+                if tiered.compiled_functions() == 0 {
+                    points = at;
+                    break;
+                }
             }
-            if tiered.compiled_functions() == 0 {
-                points = at;
-                break;
-            }
+            reached += points;
         }
-        reached = points;
     }
     Ok(reached)
 }

@@ -48,8 +48,10 @@ pub(crate) fn compile_function(t: &Target<'_>, index: usize) -> Result<Compiled,
     let own = t.ids[index]
         .ok_or_else(|| fail(format!("function {index} is not part of the compilation")))?;
     let mut e = Emit::new(t, f, info, &fail)?;
+    e.index = index as u32;
     e.prologue();
     e.body(&fail)?;
+    e.osr_entry(&fail)?;
     e.out_of_line();
     let frame = e.frame_bytes;
     let relocs = std::mem::take(&mut e.relocs);
@@ -138,6 +140,8 @@ struct Edge {
     offset: u32,
     cost: u64,
     target: DynamicLabel,
+    /// The target's code offset.
+    to: u32,
 }
 
 /// The state of one function's generation.
@@ -160,6 +164,17 @@ struct Emit<'a> {
     stack_at: i32,
     /// The frame below the saved registers, in bytes.
     frame_bytes: u32,
+    /// The entry for on-stack replacement (emitted out of line) and the
+    /// loop headers it serves, when the function has one.
+    osr: Option<(DynamicLabel, Vec<u32>)>,
+    /// The loop headers of [`Emit::osr`] (the back edges to them poll for
+    /// better code).
+    heads: Vec<u32>,
+    /// The polls at back edges, emitted out of line: the poll's label, the
+    /// header's offset and label.
+    polls: Vec<(DynamicLabel, u32, DynamicLabel)>,
+    /// The function's index.
+    index: u32,
 }
 
 /// The System V argument registers for CVM arguments 0, 1 and 2 (after
@@ -204,6 +219,12 @@ impl<'a> Emit<'a> {
             .map(|_| ops.new_dynamic_label())
             .collect();
         let epilogue = ops.new_dynamic_label();
+        let heads = if t.checks.osr {
+            crate::shared::osr_heads(f, info)
+        } else {
+            Vec::new()
+        };
+        let osr = (!heads.is_empty()).then(|| (ops.new_dynamic_label(), heads.clone()));
         Ok(Emit {
             t,
             f,
@@ -218,6 +239,10 @@ impl<'a> Emit<'a> {
             slots_at: out_bytes as i32,
             stack_at: (out_bytes + slots_bytes) as i32,
             frame_bytes: frame as u32,
+            osr,
+            heads,
+            polls: Vec::new(),
+            index: 0,
         })
     }
 
@@ -291,6 +316,59 @@ impl<'a> Emit<'a> {
             let at = self.l(i);
             dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + at], 0);
         }
+        if let Some((resume, _)) = &self.osr {
+            let resume = *resume;
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rax, QWORD [rbx + offsets::OSR]
+                ; test rax, rax
+                ; jnz =>resume
+            );
+        }
+    }
+
+    /// The entry for on-stack replacement (`rax` the state the context
+    /// points to): clears the context's pointer, stores the frame slots
+    /// and, for the header the state names, the operand stack into the
+    /// frame, and goes on at the header.
+    fn osr_entry(&mut self, fail: &dyn Fn(String) -> JitError) -> Result<(), JitError> {
+        let Some((resume, heads)) = self.osr.take() else {
+            return Ok(());
+        };
+        dynasm!(self.ops
+            ; .arch x64
+            ; =>resume
+            ; mov QWORD [rbx + offsets::OSR], 0
+        );
+        let nslots = self.f.frame_slots();
+        for s in 0..nslots {
+            let (from, to) = (4 + 4 * s as i32, self.l(s));
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov ecx, DWORD [rax + from]
+                ; mov DWORD [rsp + to], ecx
+            );
+        }
+        dynasm!(self.ops ; .arch x64 ; mov edx, DWORD [rax]);
+        for h in heads {
+            let depth = crate::shared::stack_depth_at(self.info, h);
+            let next = self.ops.new_dynamic_label();
+            let header = self.label_at(h, fail)?;
+            let h = h as i32;
+            dynasm!(self.ops ; .arch x64 ; cmp edx, h ; jne =>next);
+            for k in 0..depth {
+                let (from, to) = (4 + 4 * (nslots + k) as i32, self.s(k));
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; mov ecx, DWORD [rax + from]
+                    ; mov DWORD [rsp + to], ecx
+                );
+            }
+            dynasm!(self.ops ; .arch x64 ; jmp =>header ; =>next);
+        }
+        // The instances only ask for the headers listed.
+        self.ret_status(STATUS_TRAP);
+        Ok(())
     }
 
     fn body(&mut self, fail: &dyn Fn(String) -> JitError) -> Result<(), JitError> {
@@ -409,6 +487,7 @@ impl<'a> Emit<'a> {
             offset,
             cost,
             target: dest,
+            to: target,
         });
         Ok(label)
     }
@@ -423,8 +502,27 @@ impl<'a> Emit<'a> {
         let dest = self.label_at(target, fail)?;
         let cost = self.info.jump_fuel(offset, target);
         self.charge(cost, offset);
+        if target <= offset {
+            self.poll(target, dest);
+        }
         dynasm!(self.ops ; .arch x64 ; jmp =>dest);
         Ok(())
+    }
+
+    /// At a back edge to loop header `target` (label `dest`), in code with
+    /// entries for on-stack replacement: counts the back edge and polls for
+    /// better code every [`crate::context::POLL_EVERY`] of them.
+    fn poll(&mut self, target: u32, dest: DynamicLabel) {
+        if self.heads.binary_search(&target).is_err() {
+            return;
+        }
+        let label = self.ops.new_dynamic_label();
+        dynasm!(self.ops
+            ; .arch x64
+            ; sub DWORD [rbx + offsets::POLL], 1
+            ; jz =>label
+        );
+        self.polls.push((label, target, dest));
     }
 
     /// A conditional jump to `target` on `cc` (flags set).
@@ -1075,7 +1173,37 @@ impl<'a> Emit<'a> {
             dynasm!(self.ops ; .arch x64 ; =>l);
             self.charge(edge.cost, edge.offset);
             let t = edge.target;
+            if edge.to <= edge.offset {
+                self.poll(edge.to, t);
+            }
             dynasm!(self.ops ; .arch x64 ; jmp =>t);
+        }
+        // The polls: the shim continues the frame on better code (and
+        // then its outcome is the function's), or the loop goes on.
+        let epi = self.epilogue;
+        for (label, target, dest) in std::mem::take(&mut self.polls) {
+            let (func, target_i) = (self.index as i32, target as i32);
+            let frame = self.slots_at;
+            dynasm!(self.ops
+                ; .arch x64
+                ; =>label
+                ; mov rdi, rbx
+                ; mov esi, func
+                ; mov edx, target_i
+                ; lea rcx, [rsp + frame]
+                ; mov r8, r12
+                ; mov r9d, r13d
+            );
+            self.call_shim(self.t.shims.osr_poll);
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rcx, QWORD crate::shims::NOT_SWITCHED
+                ; cmp rax, rcx
+                ; je =>dest
+                ; mov rdx, rax
+                ; mov eax, DWORD [rbx + offsets::RESULT]
+                ; jmp =>epi
+            );
         }
         // Charges above may have made stubs: take them after.
         for stub in std::mem::take(&mut self.stubs) {

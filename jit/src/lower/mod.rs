@@ -290,6 +290,10 @@ pub(crate) struct Lower<'a, 'b> {
     /// While a counted loop's fast copy is lowered: its blocks and the
     /// accesses its guard proved.
     fast: Option<Fast>,
+    /// The entry for on-stack replacement, when the function has one: the
+    /// block the function's entry branches to when the context holds a
+    /// frame's state, the state's address and the loop headers.
+    osr: Option<(Block, Value, Vec<u32>)>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -325,6 +329,24 @@ impl<'a, 'b> Lower<'a, 'b> {
         let globals = b.ins().load(PTR, invariant(), ctx, offsets::GLOBALS);
         let heap = b.ins().load(PTR, invariant(), ctx, offsets::HEAP);
         let lists = b.ins().load(PTR, invariant(), ctx, offsets::LISTS);
+        let heads = if env.checks.osr {
+            crate::shared::osr_heads(f, info)
+        } else {
+            Vec::new()
+        };
+        let osr = if heads.is_empty() {
+            None
+        } else {
+            // A frame's state to continue at a loop header, or an
+            // ordinary entry.
+            let state = b.ins().load(PTR, trusted(), ctx, offsets::OSR);
+            let resume = b.create_block();
+            b.set_cold_block(resume);
+            let start = b.create_block();
+            b.ins().brif(state, resume, &[], start, &[]);
+            b.switch_to_block(start);
+            Some((resume, state, heads))
+        };
 
         let blocks = leaders(&mut b, info);
         Lower {
@@ -351,12 +373,14 @@ impl<'a, 'b> Lower<'a, 'b> {
             loops: env.loops.get(index as usize).map_or(&[], |l| l.as_slice()),
             guards: HashMap::new(),
             fast: None,
+            osr,
         }
     }
 
     /// Lowers every reachable instruction and finishes the function.
     pub fn run(mut self) -> FunctionBuilder<'b> {
         self.body();
+        self.osr_entry();
         self.finish_propagate();
         self.finish_trap_exits();
         self.b.seal_all_blocks();
@@ -399,6 +423,53 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.ret_status(status);
         }
         self.counted_copies();
+    }
+
+    /// Fills the entry for on-stack replacement: clears the context's
+    /// pointer (the callees start at their beginning), loads the frame
+    /// slots, and for the header the state names the operand stack, then
+    /// enters the header as an edge from outside the loop does (a counted
+    /// loop's guard decides its copy with the values it finds).
+    fn osr_entry(&mut self) {
+        let Some((resume, state, heads)) = self.osr.take() else {
+            return;
+        };
+        self.b.switch_to_block(resume);
+        let null = self.b.ins().iconst(PTR, 0);
+        self.b.ins().store(trusted(), null, self.ctx, offsets::OSR);
+        let target = self.b.ins().load(types::I32, trusted(), state, 0);
+        let nslots = self.slots.len() as i32;
+        for s in 0..self.slots.len() {
+            let v = self
+                .b
+                .ins()
+                .load(types::I32, trusted(), state, 4 + 4 * s as i32);
+            self.b.def_var(self.slots[s], v);
+        }
+        for h in heads {
+            let depth = crate::shared::stack_depth_at(self.info, h);
+            let load = self.b.create_block();
+            self.b.set_cold_block(load);
+            let next = self.b.create_block();
+            self.b.set_cold_block(next);
+            let hit = self.b.ins().icmp_imm_s(IntCC::Equal, target, i64::from(h));
+            self.b.ins().brif(hit, load, &[], next, &[]);
+            self.b.switch_to_block(load);
+            for k in 0..depth {
+                let at = 4 + 4 * (nslots + k as i32);
+                let v = self.b.ins().load(types::I32, trusted(), state, at);
+                self.b.def_var(self.stack[k as usize], v);
+            }
+            let dest = match self.guards.get(&h) {
+                Some(&(_, guard)) => guard,
+                None => self.block_at(h),
+            };
+            self.b.ins().jump(dest, &[]);
+            self.b.switch_to_block(next);
+        }
+        // The instances only ask for the headers listed.
+        let status = self.b.ins().iconst(types::I64, STATUS_TRAP);
+        self.ret_status(status);
     }
 
     /// The block a jump (or fall-through) from the instruction at `from`

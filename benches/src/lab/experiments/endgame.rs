@@ -3,7 +3,8 @@
 //! tablebase's best play, with the shipped endgame program and without one, at the same limits.
 //!
 //! One unit is one game: an ending, a configuration (program and backend, or none), a limit
-//! (`depth N` or `nodes N` per move) and a position of the sample. The sample is drawn by
+//! (`depth N`, `nodes N` or `movetime MS` per move, or a game clock `clock BASE+INC`) and a
+//! position of the sample; under the time limits the program is `<all>`. The sample is drawn by
 //! `che_tablebase::playout::sample` from the run's seed, so every configuration of an ending
 //! plays the same positions; the games are played by `che_tablebase::playout::play_out`, the
 //! referee the engine's own endgame tests use. Recorded per game: the table's distance to mate,
@@ -46,37 +47,105 @@ const CASES: [(Material, Want, &str); 5] = [
 /// "None" in the program and backend columns: the engine's search alone.
 const NONE: &str = "none";
 
-/// Positions per ending.
+/// Positions per ending: `--games N` when given (a smaller or larger sample of every row),
+/// else 2 in the quick run and 50 in the full one.
 fn positions(config: &Config) -> usize {
-    if config.quick {
-        2
-    } else {
-        50
+    match config.games {
+        Some(n) => n as usize,
+        None if config.quick => 2,
+        None => 50,
     }
 }
 
-/// The limits per move: a shallow depth the programs are written for, a deeper one, and a
-/// node budget (the engine's iterative deepening stops at it; a program's TRY shares it
-/// among the tried moves).
+/// The limits per move: a shallow depth the programs are written for, a deeper one, a node
+/// budget, two fixed times a move and a game clock (`clock 10+0.1`: 10 s for the game and
+/// 0.1 s a move, the engine's time left as it used it). The time limits play every shipped
+/// program at once (`<all>`), the others the ending's own program.
 fn limits(config: &Config) -> Vec<&'static str> {
     if config.quick {
-        vec!["depth 2", "nodes 1000"]
+        vec!["depth 2", "nodes 1000", "movetime 10"]
     } else {
-        vec!["depth 2", "depth 4", "nodes 2000"]
+        vec![
+            "depth 2",
+            "depth 4",
+            "nodes 2000",
+            "movetime 100",
+            "movetime 1000",
+            "clock 10+0.1",
+        ]
     }
 }
 
-/// The configurations of one limit: `(program, backend)`. At depth 2, where the issue's
-/// criterion is set, the program runs on every backend; at the other limits on the
-/// interpreter (the backends play the same games; the engine's tests check that).
+/// Whether `limit` is a time limit (a fixed time a move or a game clock).
+fn timed(limit: &str) -> bool {
+    limit.starts_with("movetime") || limit.starts_with("clock")
+}
+
+/// The configurations of one limit: `(program, backend)`. At depth 2, where the depth-2
+/// criterion is set, and under the time limits (the clock criterion) the program runs on every
+/// backend; at the other limits on the interpreter (the backends play the same games at a
+/// fixed depth; the engine's tests check that).
 fn configs(limit: &str) -> Vec<(bool, &'static str)> {
-    let mut c: Vec<(bool, &'static str)> = if limit == "depth 2" {
+    let mut c: Vec<(bool, &'static str)> = if limit == "depth 2" || timed(limit) {
         Backend::ALL.iter().map(|b| (true, b.name())).collect()
     } else {
         vec![(true, Backend::Interp.name())]
     };
     c.push((false, NONE));
     c
+}
+
+/// The engine's limits for its next move: a game clock (`clock BASE+INC`, seconds) with `left`
+/// the engine's time left, or a fixed `go` ([`go`]).
+enum Limit {
+    Fixed(che_engine::search::GoParams),
+    Clock {
+        increment: std::time::Duration,
+        left: std::time::Duration,
+    },
+}
+
+impl Limit {
+    fn parse(limit: &str) -> Result<Limit, LabError> {
+        let Some(clock) = limit.strip_prefix("clock ") else {
+            return go(limit).map(Limit::Fixed);
+        };
+        let bad = || LabError::Usage(format!("bad limit `{limit}`"));
+        let (base, inc) = clock.split_once('+').ok_or_else(bad)?;
+        let secs = |t: &str| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(std::time::Duration::from_secs_f64)
+                .ok_or_else(bad)
+        };
+        Ok(Limit::Clock {
+            left: secs(base)?,
+            increment: secs(inc)?,
+        })
+    }
+
+    fn go(&self) -> che_engine::search::GoParams {
+        match self {
+            Limit::Fixed(go) => go.clone(),
+            Limit::Clock { increment, left } => che_engine::search::GoParams {
+                time: [Some(*left); 2],
+                increment: [Some(*increment); 2],
+                ..che_engine::search::GoParams::default()
+            },
+        }
+    }
+
+    /// Charges a move that took `used`: an error when the clock ran out.
+    fn charge(&mut self, used: std::time::Duration) -> Result<(), String> {
+        if let Limit::Clock { increment, left } = self {
+            if used > *left {
+                return Err(format!("lost on time ({used:?} used, {left:?} left)"));
+            }
+            *left = *left - used + *increment;
+        }
+        Ok(())
+    }
 }
 
 /// `KQK won` or `KPK drawn`: the ending column.
@@ -166,7 +235,11 @@ impl Experiment for Endgame {
             for limit in limits(config) {
                 for (with_program, backend) in configs(limit) {
                     for i in 0..positions(config) {
-                        let program = if with_program { program } else { NONE };
+                        let program = match (with_program, timed(limit)) {
+                            (false, _) => NONE,
+                            (true, true) => "<all>",
+                            (true, false) => program,
+                        };
                         units.push(format!(
                             "{}|{limit}|{program}|{backend}|{i}",
                             ending(material, want)
@@ -198,7 +271,7 @@ impl Experiment for Endgame {
             .ok_or_else(|| LabError::Usage(format!("bad unit {name}")))?;
         let index: usize = index.parse().map_err(|_| LabError::Usage(name.clone()))?;
         let start = self.start(material, want, index, ctx.config.seed)?;
-        let go = go(limit)?;
+        let mut clock = Limit::parse(limit)?;
         let mut e = engine((program != NONE).then_some(program), backend)?;
         let tb = self.tables()?;
         let mut errors = Vec::new();
@@ -206,13 +279,15 @@ impl Experiment for Endgame {
             play_out(tb, &start.position, want, |_, moves| {
                 e.set_position(start.position, moves)
                     .map_err(|err| err.to_string())?;
-                let result = e.think(&go, &SearchControl::new(), &mut |ev| {
+                let began = std::time::Instant::now();
+                let result = e.think(&clock.go(), &SearchControl::new(), &mut |ev| {
                     if let EngineEvent::Note(n) = ev {
                         if n.starts_with("error") {
                             errors.push(n);
                         }
                     }
                 });
+                clock.charge(began.elapsed())?;
                 let best = result.best.ok_or("the engine gave no move")?;
                 Ok((best, result.nodes))
             })

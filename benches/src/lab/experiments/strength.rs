@@ -1,4 +1,5 @@
-//! Playing strength: matches through UCI, advice on against off and node against root, under a
+//! Playing strength: matches through UCI, advice on against off, node against root and every
+//! endgame program (`EndgameProgram <all>`) against none, under a
 //! fixed short time per move, with python-chess's engine module as the match driver
 //! (`benches/lab/match.py`, one process per game).
 //!
@@ -27,7 +28,7 @@ struct Match {
     b: &'static str,
 }
 
-const MATCHES: [Match; 2] = [
+const MATCHES: [Match; 3] = [
     Match {
         name: "root vs off",
         a: r#"{"CheProgram": "<shanny-eval>", "CheBackend": "jit", "AdviceMode": "root"}"#,
@@ -37,6 +38,11 @@ const MATCHES: [Match; 2] = [
         name: "node vs root",
         a: r#"{"CheProgram": "<shanny-eval>", "CheBackend": "jit", "AdviceMode": "node"}"#,
         b: r#"{"CheProgram": "<shanny-eval>", "CheBackend": "jit", "AdviceMode": "root"}"#,
+    },
+    Match {
+        name: "endgame all vs off",
+        a: r#"{"EndgameProgram": "<all>", "CheBackend": "jit"}"#,
+        b: r#"{"EndgameProgram": "off", "CheBackend": "jit"}"#,
     },
 ];
 
@@ -105,7 +111,7 @@ impl Experiment for Strength {
     }
 
     fn about(&self) -> &'static str {
-        "UCI matches (python-chess): advice root vs off, node vs root; score and Elo with 95% interval"
+        "UCI matches (python-chess): advice root vs off, node vs root, endgame programs <all> vs off; score and Elo with 95% interval"
     }
 
     fn columns(&self) -> Vec<&'static str> {

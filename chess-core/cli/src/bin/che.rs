@@ -161,13 +161,11 @@ struct Includes {
 #[derive(Copy, Clone)]
 struct SourceDialect(&'static dyn che_pipeline::Dialect);
 
-/// The registry's dialects `--dialect` offers: all but CHEG, whose programs are endgame
-/// programs with their own runner (`che_cli::cheg_cmd`), chosen by the file's extension.
+/// The registry's dialects `--dialect` offers: those of advice programs, not CHEG, whose
+/// programs are endgame programs with their own runner (`che_cli::cheg_cmd`), chosen by the
+/// file's extension.
 fn source_dialects() -> impl Iterator<Item = &'static dyn che_pipeline::Dialect> {
-    che_pipeline::DIALECTS
-        .iter()
-        .copied()
-        .filter(|d| d.name() != cheg::NAME)
+    che_pipeline::for_purpose(che_pipeline::Purpose::Advice)
 }
 
 /// Parses `--dialect` through the registry (`che_pipeline::by_name`, so every name and alias it
@@ -186,15 +184,14 @@ impl clap::builder::TypedValueParser for DialectParser {
     ) -> Result<SourceDialect, clap::Error> {
         let name = value.to_string_lossy();
         che_pipeline::by_name(&name)
-            .filter(|d| source_dialects().any(|s| s.name() == d.name()))
+            .filter(|d| d.purpose() == che_pipeline::Purpose::Advice)
             .map(SourceDialect)
             .ok_or_else(|| {
-                let names: Vec<&str> = source_dialects().map(|d| d.name()).collect();
                 clap::Error::raw(
                     clap::error::ErrorKind::InvalidValue,
                     format!(
                         "invalid value '{name}' for '--dialect <DIALECT>': expected one of {}\n",
-                        names.join(", ")
+                        che_pipeline::dialect_names(che_pipeline::Purpose::Advice)
                     ),
                 )
                 .with_cmd(cmd)

@@ -11,11 +11,10 @@
 //! number of resumptions by [`MAX_ACTIONS`].
 
 use super::limits::Limits;
-use super::work::{self, DiagnosticOut, Dialect, RequestError};
+use super::work::{self, DiagnosticOut, RequestError};
 use che_editor::analysis::Language;
 use che_editor::debug::replay::{replay, ReplayOptions};
 use che_editor::debug::session::{Prepared, Resume, Snapshot, StopReason, Var};
-use che_engine::advisor::{CHE3_TEXT_NAME, TEXT_NAME};
 use che_engine::host::AdviceHost;
 use che_engine::search::SearchControl;
 use serde::{Deserialize, Serialize};
@@ -217,10 +216,13 @@ pub fn debug_program(
     let Some(program) = compiled.program else {
         return Ok(response);
     };
-    let (language, name) = match dialect {
-        Dialect::ChePlusPlus => (Language::Chepp, TEXT_NAME),
-        Dialect::Che3 => (Language::Che3, CHE3_TEXT_NAME),
-    };
+    let language = Language::of_dialect(dialect).ok_or_else(|| {
+        RequestError::Dialect(format!(
+            "{} (the debugger does not know it)",
+            dialect.name()
+        ))
+    })?;
+    let name = dialect.text_name();
     let prepared = Prepared::from_program(language, program, compiled.sources, None, String::new());
     response.compiled = true;
     let main = prepared
@@ -229,7 +231,7 @@ pub fn debug_program(
         .lines
         .files
         .iter()
-        .position(|f| f == name)
+        .position(|f| *f == name)
         .map(|i| i as u32);
     let mut breakpoints = std::collections::HashSet::new();
     if let Some(file) = main {

@@ -114,60 +114,25 @@ async fn bounded<T: Send + 'static>(
     }
 }
 
-async fn run_handler(
-    State(state): State<AppState>,
-    body: Result<Json<work::RunRequest>, axum::extract::rejection::JsonRejection>,
-) -> Response {
+/// What every JSON endpoint does: reads the request, runs `work` on it in a slot of `kind`
+/// ([`bounded`]) and answers its result as JSON, its refusal as 422, or the slot's or the
+/// clock's refusal.
+async fn handle<Req, Ans>(
+    state: AppState,
+    body: Result<Json<Req>, axum::extract::rejection::JsonRejection>,
+    kind: Kind,
+    work: fn(&Req, &Limits, &SearchControl) -> Result<Ans, work::RequestError>,
+) -> Response
+where
+    Req: Send + 'static,
+    Ans: serde::Serialize + Send + 'static,
+{
     let Json(req) = match body {
         Ok(b) => b,
         Err(e) => return error(e.status(), e.body_text()),
     };
     let limits = state.limits;
-    match bounded(&state, Kind::Run, move |control| {
-        work::run_program(&req, &limits, control)
-    })
-    .await
-    {
-        Ok(Ok(answer)) => Json(answer).into_response(),
-        Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-        Err(response) => response,
-    }
-}
-
-async fn move_handler(
-    State(state): State<AppState>,
-    body: Result<Json<work::MoveRequest>, axum::extract::rejection::JsonRejection>,
-) -> Response {
-    let Json(req) = match body {
-        Ok(b) => b,
-        Err(e) => return error(e.status(), e.body_text()),
-    };
-    let limits = state.limits;
-    match bounded(&state, Kind::Move, move |control| {
-        work::engine_move(&req, &limits, control)
-    })
-    .await
-    {
-        Ok(Ok(answer)) => Json(answer).into_response(),
-        Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-        Err(response) => response,
-    }
-}
-
-async fn debug_handler(
-    State(state): State<AppState>,
-    body: Result<Json<debug::DebugRequest>, axum::extract::rejection::JsonRejection>,
-) -> Response {
-    let Json(req) = match body {
-        Ok(b) => b,
-        Err(e) => return error(e.status(), e.body_text()),
-    };
-    let limits = state.limits;
-    match bounded(&state, Kind::Run, move |control| {
-        debug::debug_program(&req, &limits, control)
-    })
-    .await
-    {
+    match bounded(&state, kind, move |control| work(&req, &limits, control)).await {
         Ok(Ok(answer)) => Json(answer).into_response(),
         Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
         Err(response) => response,
@@ -265,9 +230,20 @@ pub fn router(limits: Limits, port: u16) -> Router {
             "/example.che",
             get(|| async { asset("text/plain; charset=utf-8", page::EXAMPLE) }),
         )
-        .route("/api/run", post(run_handler))
-        .route("/api/move", post(move_handler))
-        .route("/api/debug", post(debug_handler))
+        .route(
+            "/api/run",
+            post(|State(s): State<AppState>, body| handle(s, body, Kind::Run, work::run_program)),
+        )
+        .route(
+            "/api/move",
+            post(|State(s): State<AppState>, body| handle(s, body, Kind::Move, work::engine_move)),
+        )
+        .route(
+            "/api/debug",
+            post(|State(s): State<AppState>, body| {
+                handle(s, body, Kind::Run, debug::debug_program)
+            }),
+        )
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), admit))
         .with_state(state)

@@ -8,18 +8,16 @@ use super::limits::Limits;
 use super::output::CappedOutput;
 use crate::advice_json::advice_json;
 use crate::advice_svg::advice_svg;
-use che_engine::advisor::{AdviceMode, ProgramSource, CHE3_TEXT_NAME, TEXT_NAME};
+use che_engine::advisor::{AdviceMode, ProgramSource};
 use che_engine::engine::{Engine, EngineEvent};
 use che_engine::host::AdviceHost;
 use che_engine::options::EngineOptions;
 use che_engine::search::{GoParams, SearchControl};
-use che_pipeline::{Compilation, Input, Options};
-use chepp::MemLoader;
+use che_pipeline::{Compilation, Dialect, Options, Purpose};
 use chess_core::Position;
 use cvm::{Backend, Program};
 use jit::Prepared;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 use std::time::Instant;
 
 /// `POST /api/run`: a program, a position and the backends to run it on.
@@ -27,7 +25,8 @@ use std::time::Instant;
 pub struct RunRequest {
     /// Program source, in the language `dialect` names.
     pub source: String,
-    /// `che++` (the default) or `che3` (the Nimzo 3 Che dialect).
+    /// A dialect of advice programs by its registry name: `che++` (the default) or `che3` (the
+    /// Nimzo 3 Che dialect).
     #[serde(default)]
     pub dialect: Option<String>,
     /// The position (FEN).
@@ -98,7 +97,7 @@ pub struct MoveRequest {
     /// Program source (empty: no advice), in the language `dialect` names.
     #[serde(default)]
     pub source: String,
-    /// `che++` (the default) or `che3`.
+    /// A dialect of advice programs by its registry name: `che++` (the default) or `che3`.
     #[serde(default)]
     pub dialect: Option<String>,
     /// The position (FEN).
@@ -142,28 +141,23 @@ pub enum RequestError {
     /// An unknown backend name.
     #[error("unknown backend `{0}`: expected interp, jit, auto or all")]
     Backend(String),
-    /// An unknown language name.
-    #[error("unknown dialect `{0}`: expected che++ or che3")]
+    /// A name that is not a dialect of advice programs.
+    #[error("unknown dialect `{0}`: expected one of {names}", names = che_pipeline::dialect_names(Purpose::Advice))]
     Dialect(String),
     /// A debugging request's resumptions are not understood.
     #[error("{0}")]
     Actions(String),
 }
 
-/// The languages the playground compiles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Dialect {
-    /// Che++ (`playground.che`).
-    ChePlusPlus,
-    /// The Nimzo 3 Che dialect (`playground.che3`).
-    Che3,
-}
-
-pub(super) fn parse_dialect(name: Option<&str>) -> Result<Dialect, RequestError> {
+/// The dialect of advice programs a request names (the registry's first when none is named).
+pub(super) fn parse_dialect(name: Option<&str>) -> Result<&'static dyn Dialect, RequestError> {
     match name.map(str::trim) {
-        None | Some("") | Some("che++") | Some("chepp") => Ok(Dialect::ChePlusPlus),
-        Some("che3") => Ok(Dialect::Che3),
-        Some(other) => Err(RequestError::Dialect(other.to_string())),
+        None | Some("") => che_pipeline::for_purpose(Purpose::Advice)
+            .next()
+            .ok_or_else(|| RequestError::Dialect(String::new())),
+        Some(name) => che_pipeline::by_name(name)
+            .filter(|d| d.purpose() == Purpose::Advice)
+            .ok_or_else(|| RequestError::Dialect(name.to_string())),
     }
 }
 
@@ -175,26 +169,18 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Compiles `source` as `playground.che` (`include` finds only the bundled example files) or, in
-/// the Che dialect, as `playground.che3` (`include` finds nothing), through the one front-end
-/// interface (optimized).
-pub(super) fn compile(source: &str, dialect: Dialect) -> Compilation {
+/// Compiles `source` as a program held in memory (`che_pipeline::compile_text`: `include` finds
+/// the dialect's bundled files and nothing on disk), optimized.
+pub(super) fn compile(source: &str, dialect: &dyn Dialect) -> Compilation {
     compile_as(source, dialect, true)
 }
 
 /// [`compile`], with the optimizer or without it (the debugger steps
 /// through the program as written).
-pub(super) fn compile_as(source: &str, dialect: Dialect, optimize: bool) -> Compilation {
-    let (front_end, name, mut files): (&dyn che_pipeline::Dialect, _, Vec<(&str, &str)>) =
-        match dialect {
-            Dialect::ChePlusPlus => (&chepp::CHEPP, TEXT_NAME, chepp::examples::EXAMPLES.to_vec()),
-            Dialect::Che3 => (&che3::CHE3, CHE3_TEXT_NAME, Vec::new()),
-        };
-    files.push((name, source));
-    che_pipeline::compile(
-        front_end,
-        Input::File(Path::new(name)),
-        &MemLoader::with(&files),
+pub(super) fn compile_as(source: &str, dialect: &dyn Dialect, optimize: bool) -> Compilation {
+    che_pipeline::compile_text(
+        dialect,
+        source,
         &Options {
             optimize,
             ..Options::default()
@@ -327,9 +313,9 @@ pub fn engine_move(
     let pos = parse_fen(&req.fen)?;
     let options = EngineOptions {
         hash_mb: 8,
-        program: match parse_dialect(req.dialect.as_deref())? {
-            Dialect::ChePlusPlus => ProgramSource::Text(req.source.as_str().into()),
-            Dialect::Che3 => ProgramSource::Che3Text(req.source.as_str().into()),
+        program: ProgramSource::Text {
+            dialect: parse_dialect(req.dialect.as_deref())?.name(),
+            text: req.source.as_str().into(),
         },
         advice_mode: if req.source.trim().is_empty() {
             AdviceMode::Off

@@ -112,7 +112,7 @@ pub const COMMANDS: &[CommandHelp] = &[
         "the VM that runs the advice program and the endgame program",
     ),
     cmd(
-        "endgame FILE|<kqk>|<krk>|<kbnk>|<kpk>|<kpkp>|off",
+        "endgame FILE|<kqk>|<krk>|<kbnk>|<kpk>|<kpkp>|<all>|off",
         "a CHEG endgame program that takes over when its ENTRY matches",
     ),
     cmd(

@@ -35,7 +35,7 @@
 mod op;
 mod translate;
 
-use crate::dispatch::{CallHook, CallSite, Handled};
+use crate::dispatch::{CallHook, CallSite, Handled, LoopSite};
 use crate::intrinsics::{Ctx, INTRINSICS};
 use crate::module::Module;
 use crate::runtime::{
@@ -47,7 +47,7 @@ use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
 use op::{Aux, Frame, FuncMeta, Ix, Op};
-use translate::{translate, Form, Translation};
+use translate::{translate, Form, Head, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
 /// (see [`Interpreter::call_profiled`]).
@@ -61,8 +61,17 @@ trait Hook {
     const ENABLED: bool;
     /// Whether `call` instructions are offered to [`Hook::call`].
     const CALLS: bool = false;
+    /// Whether back edges are offered to [`Hook::back_edge`] (when
+    /// [`Hook::interval`] asks for it).
+    const BACK_EDGES: bool = false;
     fn step(&mut self, offset: u32);
     fn call(&mut self, _site: CallSite<'_>) -> Option<Handled> {
+        None
+    }
+    fn interval(&self) -> Option<u64> {
+        None
+    }
+    fn back_edge(&mut self, _site: LoopSite<'_>) -> Option<Handled> {
         None
     }
 }
@@ -73,9 +82,16 @@ struct Dispatched<'a>(&'a mut dyn CallHook);
 impl Hook for Dispatched<'_> {
     const ENABLED: bool = false;
     const CALLS: bool = true;
+    const BACK_EDGES: bool = true;
     fn step(&mut self, _: u32) {}
     fn call(&mut self, site: CallSite<'_>) -> Option<Handled> {
         self.0.call(site)
+    }
+    fn interval(&self) -> Option<u64> {
+        self.0.back_edge_interval()
+    }
+    fn back_edge(&mut self, site: LoopSite<'_>) -> Option<Handled> {
+        self.0.back_edge(site)
     }
 }
 
@@ -88,6 +104,94 @@ struct Cold {
     regs_len: usize,
     /// The register file's first register.
     regs_base: *mut i32,
+    /// Fuel kept back from the dispatch loop's count, so that it runs
+    /// short every [`Cold::every`] units and offers a back edge to the
+    /// hook ([`Hook::BACK_EDGES`]); 0 otherwise.
+    reserve: u64,
+    /// The fuel between two offers (`u64::MAX`: no offers).
+    every: u64,
+}
+
+impl Cold {
+    /// Keeps all but [`Cold::every`] units of `fuel` back; returns the
+    /// rest.
+    fn split(&mut self, fuel: u64) -> u64 {
+        self.reserve = fuel.saturating_sub(self.every);
+        fuel - self.reserve
+    }
+}
+
+/// The fuel ran short of `cost` with `fuel` left in the count: takes the
+/// fuel kept back, and returns the count from here on (at least `cost`,
+/// at most `cost` plus [`Cold::every`]), or `None` when the run is truly
+/// out of fuel.
+#[cold]
+#[inline(never)]
+fn refill(fuel: u64, cold: &mut Cold, cost: u64) -> Option<u64> {
+    let total = fuel + cold.reserve;
+    if total < cost {
+        return None;
+    }
+    let count = total.min(cost.saturating_add(cold.every));
+    cold.reserve = total - count;
+    Some(count)
+}
+
+/// A back edge arrived at op `here` with the fuel ran short: offers the
+/// frame (registers from `fp`, at `depth`) to the hook when `here` is a
+/// loop header of [`Translation::heads`]. Returns how the hook ran the rest
+/// of the frame, and the inlined frames open at the header.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn offer_back_edge<P: Hook>(
+    hook: &mut P,
+    t: &Translation,
+    here: usize,
+    fp: *mut i32,
+    depth_left: usize,
+    fuel: u64,
+    max_depth: usize,
+    memory: &mut Memory,
+    advice: &mut AdviceTable,
+    host: &mut dyn Host,
+    output: &mut dyn Output,
+) -> Option<(Handled, usize)> {
+    let k = t
+        .heads
+        .binary_search_by_key(&(here as u32), |h| h.op)
+        .ok()?;
+    let head: Head = t.heads[k];
+    let slots = t.funcs[head.func as usize].slots as usize;
+    let depth = head.depth as usize;
+    // SAFETY: `fp` is the running frame's base, and the register file
+    // holds its whole frame: its slots, then its stack registers, at least
+    // as many as the verified depth at any of its instructions.
+    let (frame, mut stack) = unsafe {
+        (
+            std::slice::from_raw_parts(fp, slots),
+            std::slice::from_raw_parts(fp.add(slots), depth).to_vec(),
+        )
+    };
+    if let (Some(top), Some(last)) = (head.top, stack.last_mut()) {
+        // SAFETY: `top` is a frame slot of the running function.
+        *last = unsafe { *fp.add(top as usize) };
+    }
+    let site = LoopSite {
+        func: head.func,
+        target: head.offset,
+        frame,
+        stack: &stack,
+        fuel,
+        depth_left: depth_left as u32,
+        max_depth: max_depth as u32,
+        memory,
+        advice,
+        host,
+        output,
+    };
+    let handled = hook.back_edge(site)?;
+    Some((handled, head.frames as usize))
 }
 
 /// The op index [`Interpreter::execute`] reports for an error a
@@ -315,8 +419,16 @@ impl<'p> Interpreter<'p> {
             room,
             regs_len,
             regs_base,
+            reserve: 0,
+            every: u64::MAX,
         };
         let cold: &mut Cold = std::hint::black_box(&mut cold_state);
+        if P::BACK_EDGES {
+            if let Some(every) = profiler.interval() {
+                cold.every = every;
+                fuel = cold.split(fuel);
+            }
+        }
 
         let result = 'run: loop {
             macro_rules! r {
@@ -335,23 +447,117 @@ impl<'p> Interpreter<'p> {
                     unsafe { *fp.add($i as usize) = v }
                 }};
             }
+            // The count ran short of `$cost`: the fuel kept back for the
+            // hook's offers, if any is left ([`refill`]).
+            macro_rules! short {
+                ($cost:expr) => {
+                    if P::BACK_EDGES {
+                        refill(fuel, cold, $cost)
+                    } else {
+                        None
+                    }
+                };
+            }
+            // All the fuel in the count, for code that spends it outside
+            // the loop (a hook, an intrinsic).
+            macro_rules! merge {
+                () => {
+                    if P::BACK_EDGES {
+                        fuel += cold.reserve;
+                        cold.reserve = 0;
+                    }
+                };
+            }
+            // Keeps fuel back again after `merge!`.
+            macro_rules! split {
+                () => {
+                    if P::BACK_EDGES {
+                        fuel = cold.split(fuel);
+                    }
+                };
+            }
             macro_rules! charge {
                 ($at:expr, $cost:expr) => {
                     let cost: u64 = $cost;
                     if fuel < cost {
-                        break 'run Err((TrapKind::OutOfFuel, $at));
+                        match short!(cost) {
+                            Some(f) => fuel = f,
+                            None => break 'run Err((TrapKind::OutOfFuel, $at)),
+                        }
                     }
                     fuel -= cost;
                 };
             }
-            // A backward jump of the op at `$at` charges its span.
-            macro_rules! charge_back {
-                ($at:expr) => {
-                    let at = $at;
-                    // SAFETY: `at` indexes an op (or its `Word`), and the
-                    // translation gives every op a `back_fuel` entry.
-                    charge!(at, u64::from(unsafe { *back_fuel.get_unchecked(at) }));
-                };
+            // A back edge to op `$to` (charging `$cost` at op `$at`) found
+            // the count short: pays from the fuel kept back, offers the
+            // frame to the hook at the header and runs on.
+            macro_rules! back_short {
+                ($at:expr, $cost:expr, $to:expr) => {{
+                    let cost: u64 = $cost;
+                    let Some(f) = short!(cost) else {
+                        break 'run Err((TrapKind::OutOfFuel, $at));
+                    };
+                    fuel = f - cost;
+                    ip = $to;
+                    if P::BACK_EDGES {
+                        merge!();
+                        let offered = offer_back_edge(
+                            profiler,
+                            t,
+                            pc!(),
+                            fp,
+                            cold.room - depth,
+                            fuel,
+                            max_depth,
+                            &mut *memory,
+                            &mut *advice,
+                            &mut *host,
+                            &mut *output,
+                        );
+                        lists = memory.lists.as_ptr();
+                        heap = memory.heap.as_mut_ptr();
+                        match offered {
+                            None => split!(),
+                            Some((Handled::Returned { value, fuel_left }, open)) => {
+                                fuel = fuel_left.min(fuel);
+                                split!();
+                                // The frame returned: the inlined frames
+                                // open at the header closed before.
+                                cold.room += open;
+                                if depth == 0 {
+                                    break 'run Ok(Completion::Returned(value));
+                                }
+                                if let Some(v) = value {
+                                    set!(0u16, v);
+                                }
+                                depth -= 1;
+                                // SAFETY: frames below `depth` were written
+                                // by calls.
+                                let f = unsafe { *frames.get_unchecked(depth) };
+                                ip = goto!(f.ret_pc);
+                                // SAFETY: the caller's frame lies below.
+                                fp = unsafe { cold.regs_base.add(f.bp as usize) };
+                            }
+                            Some((Handled::Halted { fuel_left }, _)) => {
+                                fuel = fuel_left.min(fuel);
+                                break 'run Ok(Completion::Halted);
+                            }
+                            Some((
+                                Handled::Trapped {
+                                    kind,
+                                    offset,
+                                    fuel_left,
+                                },
+                                _,
+                            )) => {
+                                fuel = fuel_left.min(fuel);
+                                hook_offset = offset;
+                                break 'run Err((kind, HOOK_TRAP));
+                            }
+                        }
+                    }
+                    continue 'run;
+                }};
             }
             // The index of the next op (of the `Word` after a
             // compare-and-branch op while it runs).
@@ -371,11 +577,18 @@ impl<'p> Interpreter<'p> {
             }
             macro_rules! jump {
                 ($target:expr) => {{
-                    let t = goto!($target);
-                    if t < ip {
-                        charge_back!(pc!() - 1);
+                    let to = goto!($target);
+                    if to < ip {
+                        let at = pc!() - 1;
+                        // SAFETY: `at` indexes an op, and the translation
+                        // gives every op a `back_fuel` entry.
+                        let cost = u64::from(unsafe { *back_fuel.get_unchecked(at) });
+                        if fuel < cost {
+                            back_short!(at, cost, to);
+                        }
+                        fuel -= cost;
                     }
-                    ip = t;
+                    ip = to;
                 }};
             }
             // A compare-and-branch: the target is the next op's word, which
@@ -397,7 +610,7 @@ impl<'p> Interpreter<'p> {
                         if fuel < cost {
                             // SAFETY: `word` points into the code.
                             let at = unsafe { word.offset_from(code_ptr) } as usize;
-                            break 'run Err((TrapKind::OutOfFuel, at));
+                            back_short!(at, cost, ip);
                         }
                         fuel -= cost;
                     } else {
@@ -528,7 +741,7 @@ impl<'p> Interpreter<'p> {
                         set!(cursor, c.wrapping_add(1));
                         let cost = u64::from(cost);
                         if fuel < cost {
-                            break 'run Err((TrapKind::OutOfFuel, pc!() - 1));
+                            back_short!(pc!() - 1, cost, goto!(target));
                         }
                         fuel -= cost;
                         ip = goto!(target);
@@ -774,10 +987,7 @@ impl<'p> Interpreter<'p> {
                     cmp_jump!(v < k);
                 }
                 Op::Fuel { k } => {
-                    if fuel < u64::from(k) {
-                        break 'run Err((TrapKind::OutOfFuel, pc!() - 1));
-                    }
-                    fuel -= u64::from(k);
+                    charge!(pc!() - 1, u64::from(k));
                 }
                 Op::Pat { base, aux: x } => {
                     let Aux {
@@ -794,10 +1004,7 @@ impl<'p> Interpreter<'p> {
                     };
                     let mask = u64::from(lo) | u64::from(hi) << 32;
                     let cost = crate::intrinsics::cost_folded(id as u32, r!(base), mask);
-                    if fuel < cost {
-                        break 'run Err((TrapKind::OutOfFuel, pc!() - 1));
-                    }
-                    fuel -= cost;
+                    charge!(pc!() - 1, cost);
                     let hit = match INTRINSICS.get(id).and_then(|i| i.fold) {
                         Some(fold) => (fold.func)(
                             host.board().unwrap_or(&BoardView::EMPTY),
@@ -875,6 +1082,7 @@ impl<'p> Interpreter<'p> {
                     let bp = unsafe { fp.offset_from(cold.regs_base) } as usize;
                     let new_bp = bp + base as usize;
                     if P::CALLS {
+                        merge!();
                         // SAFETY: the arguments are the caller's registers
                         // `base..base + arity` (translation invariant), inside
                         // its frame and so inside `regs`.
@@ -899,9 +1107,10 @@ impl<'p> Interpreter<'p> {
                         lists = memory.lists.as_ptr();
                         heap = memory.heap.as_mut_ptr();
                         match handled {
-                            None => {}
+                            None => split!(),
                             Some(Handled::Returned { value, fuel_left }) => {
                                 fuel = fuel_left.min(fuel);
+                                split!();
                                 if let Some(v) = value {
                                     set!(base, v);
                                 }
@@ -977,12 +1186,14 @@ impl<'p> Interpreter<'p> {
                         host,
                         advice,
                     };
+                    merge!();
                     let done = crate::intrinsics::invoke(id, &mut ctx, &args[..n], fuel);
                     lists = memory.lists.as_ptr();
                     heap = memory.heap.as_mut_ptr();
                     match done {
                         Ok((v, left)) => {
                             fuel = left;
+                            split!();
                             if info.returns {
                                 set!(base, v);
                             }
@@ -1004,6 +1215,11 @@ impl<'p> Interpreter<'p> {
                 }
                 Op::Halt => break 'run Ok(Completion::Halted),
             }
+        };
+        let fuel = if P::BACK_EDGES {
+            fuel + cold.reserve
+        } else {
+            fuel
         };
         self.fuel_used = fuel_limit - fuel;
         self.hook_offset = hook_offset;

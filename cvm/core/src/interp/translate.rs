@@ -44,6 +44,28 @@ pub(super) struct Translation {
     /// compare-and-branch op's charge is on its `Word`.
     pub back_fuel: Vec<u32>,
     pub funcs: Vec<FuncMeta>,
+    /// The loop headers (targets of backward jumps) where the registers
+    /// hold the whole CVM state, by op index: where a back edge can hand
+    /// its frame to another backend (`crate::dispatch::LoopSite`).
+    pub heads: Vec<Head>,
+}
+
+/// A loop header of [`Translation::heads`].
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Head {
+    /// The op index jumps to the header arrive at.
+    pub op: u32,
+    /// The function.
+    pub func: u32,
+    /// The header's CVM code offset.
+    pub offset: u32,
+    /// The operand-stack depth there.
+    pub depth: u32,
+    /// The inlined frames open there.
+    pub frames: u32,
+    /// The register holding the top of the stack when it is not the top
+    /// slot's own (a for-in step wrote its element into the loop variable).
+    pub top: Option<Reg>,
 }
 
 /// Where the value of one operand-stack slot is during translation.
@@ -322,8 +344,14 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
         origin: Vec::new(),
         back_fuel: Vec::new(),
         funcs: Vec::with_capacity(module.functions.len()),
+        heads: Vec::new(),
     };
-    for (f, info) in module.functions.iter().zip(program.function_infos()) {
+    for (index, (f, info)) in module
+        .functions
+        .iter()
+        .zip(program.function_infos())
+        .enumerate()
+    {
         let start = out.code.len();
         // Registers are numbered in 16 bits, so the verifier's frame
         // bounds keep arity and slots below 2^16.
@@ -399,6 +427,8 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             }
         }
         let far = std::mem::take(&mut e.far);
+        out.heads
+            .extend(heads(index as u32, instrs, &pc_of, &labels, &elements));
         // Verified targets are instruction starts of this function, so the
         // map has them all.
         let map = |t: &mut u32| *t = pc_of.get(t).copied().unwrap_or(0);
@@ -430,6 +460,51 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
         }
     }
     out
+}
+
+/// The loop headers of one function ([`Translation::heads`]), by op index:
+/// the targets of its backward jumps whose first op no other jump target
+/// shares (where several meet, the registers hold the state of the last).
+fn heads(
+    func: u32,
+    instrs: &[InstrInfo],
+    pc_of: &HashMap<u32, u32>,
+    labels: &HashSet<u32>,
+    elements: &HashMap<u32, Reg>,
+) -> Vec<Head> {
+    let mut ops: HashMap<u32, u32> = HashMap::new();
+    for t in labels {
+        if let Some(&op) = pc_of.get(t) {
+            *ops.entry(op).or_default() += 1;
+        }
+    }
+    let mut targets: Vec<u32> = instrs
+        .iter()
+        .filter(|i| i.depth.is_some())
+        .filter_map(|i| i.instr.target().filter(|&t| t <= i.offset))
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    let mut heads: Vec<Head> = targets
+        .into_iter()
+        .filter_map(|t| {
+            let op = *pc_of.get(&t)?;
+            if ops.get(&op) != Some(&1) {
+                return None;
+            }
+            let i = &instrs[instrs.binary_search_by_key(&t, |i| i.offset).ok()?];
+            Some(Head {
+                op,
+                func,
+                offset: t,
+                depth: i.depth?,
+                frames: i.frames,
+                top: elements.get(&t).copied(),
+            })
+        })
+        .collect();
+    heads.sort_unstable_by_key(|h| h.op);
+    heads
 }
 
 /// The instructions after the one being translated, for fusions.

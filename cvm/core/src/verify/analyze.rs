@@ -96,6 +96,7 @@ fn decode(module: &Module, f: &Function) -> Result<Decoded, (u32, CodeError)> {
             offset: at as u32,
             instr,
             depth: None,
+            frames: 0,
         });
     }
     for info in &decoded.instrs {
@@ -417,6 +418,7 @@ pub fn analyze(module: &Module, index: u32, check_max: bool) -> Result<FunctionI
     let mut instrs = decoded.instrs;
     for (info, s) in instrs.iter_mut().zip(&state_at) {
         info.depth = s.map(|(s, _)| states.depth(s));
+        info.frames = s.map_or(0, |(_, level)| level);
     }
     Ok(FunctionInfo { instrs, max_depth })
 }

@@ -226,6 +226,10 @@ pub struct InstrInfo {
     /// Operand-stack depth before the instruction; `None` when no path
     /// reaches it.
     pub depth: Option<u32>,
+    /// Inlined frames open before the instruction (`enter.f` not yet
+    /// closed by its `leave`), the same on every path; 0 when no path
+    /// reaches it.
+    pub frames: u32,
 }
 
 impl Program {
