@@ -19,17 +19,17 @@
 //!   [`cvm_chess::pattern`] (attack generation and exchange evaluation are
 //!   not worth duplicating), the list test is native;
 //! * `NxtSqr`, `PrvSqr` of a constant: folded to the result;
-//! * the count forms (`intr.n`) of the `Get` intrinsics on a known list
-//!   with a known colour or piece: a population count of the pattern's
-//!   square set and the `Get` form's overflow check, the set as bitboard
-//!   code for `GetPcOnSqrs`, `GetPassed` and `GetControl` of pawns,
-//!   knights and kings, from the pattern shim for the others.
+//! * the `Get` intrinsics on a known list with a known colour or piece:
+//!   the pattern's square set (bitboard code for `GetPcOnSqrs`,
+//!   `GetPassed` and `GetControl` of pawns, knights and kings, the pattern
+//!   shim for the others), a population count for the result, the list's
+//!   overflow check and the squares written by bit scans.
 //!
 //! Every rule of the Rust intrinsics is kept: invalid arguments or
 //! elements make both forms false, the and-form of an empty list is true
 //! and the or-form false, counts compare with the compoperator's
-//! semantics. Anything else (unknown arguments, variable lists, the `Get`
-//! forms that write lists) goes through the intrinsic shim. The tests in
+//! semantics. Anything else (unknown arguments, variable lists) goes
+//! through the intrinsic shim. The tests in
 //! `jit/tests/patterns.rs` compare both ways on random boards.
 
 use crate::context::offsets;
@@ -67,6 +67,9 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         Form::And
     };
     match name {
+        "GetPcOnSqrs" | "GetDblPwns" | "GetPassed" | "GetControl" | "GetExchngCtrl" => {
+            get_form(l, id, base, offset)
+        }
         "NxtSqr" | "PrvSqr" => {
             let v = l.known(base)?;
             pay(l, id, base, offset)?;
@@ -272,21 +275,18 @@ pub(crate) fn try_native_mask(
     Some(test_fold(l, set, &fold, Form::And))
 }
 
-/// The count form (`intr.n`) of `Get` intrinsic `id`, whose arguments
-/// (the colour or piece, then the list) are the stack slots from `base`
-/// up, as native code: the pattern's square set (bitboards for
-/// `GetPcOnSqrs`, the pattern shim for the others), a population count and
-/// the list-overflow check the `Get` form makes. Needs the scalar argument
-/// and the list (so its slots and the cost) known at compile time; `None`
-/// (nothing emitted) otherwise, and the count form is called.
-pub(crate) fn try_native_count(
-    l: &mut Lower<'_, '_>,
-    id: u32,
-    base: u32,
-    offset: u32,
-) -> Option<Value> {
+/// `Get` intrinsic `id` (`GetPcOnSqrs`, `GetDblPwns`, `GetPassed`,
+/// `GetControl`, `GetExchngCtrl`), whose arguments (the colour or piece,
+/// then the list) are the stack slots from `base` up, as native code: the
+/// pattern's square set (bitboard code for `GetPcOnSqrs`, `GetPassed` and
+/// `GetControl` of pawns, knights and kings, the pattern shim for the
+/// others), its population count, the list-overflow check the intrinsic
+/// makes (failing before anything is written) and the squares written into
+/// the list, ascending, with the end marker. Needs the scalar argument and
+/// the list (so its slots and the cost) known at compile time; `None`
+/// (nothing emitted) otherwise, and the intrinsic is called.
+fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
     let info = INTRINSICS.get(id as usize)?;
-    info.count?;
     let arg = l.known(base)?;
     let list = u32::try_from(l.known(base + 1)?).ok()?;
     let slots = l.env.module.lists.get(list as usize)?.slots();
@@ -310,13 +310,9 @@ pub(crate) fn try_native_count(
         Some(pattern::PASSED) => sets::colours(arg).map(|cs| passed(l, cs)),
         Some(kind) => sets::colours(arg).map(|_| shim_set(l, kind, arg, u64::MAX, offset)),
     };
-    let n = match set {
-        Some(set) => {
-            let n = l.b.ins().popcnt(set);
-            l.b.ins().ireduce(types::I32, n)
-        }
-        None => konst(l, 0),
-    };
+    let set = set.unwrap_or_else(|| mask(l, 0));
+    let n = l.b.ins().popcnt(set);
+    let n = l.b.ins().ireduce(types::I32, n);
     // The `Get` form's check: the count and the end marker must fit.
     let full =
         l.b.ins()
@@ -329,6 +325,7 @@ pub(crate) fn try_native_count(
         Some(n),
         Some(capacity),
     );
+    l.fill_squares(list, set);
     Some(n)
 }
 

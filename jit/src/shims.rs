@@ -208,7 +208,7 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
     // the instance created from a live `Context` that outlives the run and
     // that nothing else accesses while compiled code runs.
     let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
-    let Some(info) = cvm::intrinsics::info(id) else {
+    let Some(info) = INTRINSICS.get(id as usize) else {
         ctx.trap_code = trap::SHIM;
         ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
         ctx.fuel_left = fuel;

@@ -160,54 +160,6 @@ pub fn list_facts(program: &Program) -> ListFacts {
     }
 }
 
-/// The lists the program writes but never reads: `unread[l]` when every
-/// instruction that names list `l` is an `lref l` followed, in the same
-/// basic block, by a `Get` intrinsic with a count form taking it as its
-/// list (`intr` or already `intr.n`). No instruction of the program can
-/// then see the list's contents, so they reach neither its results, nor
-/// its output, nor its advice: the optimizer replaces the `Get` calls by
-/// their count forms (`intr.n`), which leave the list unwritten. Only the
-/// embedder could look, through [`crate::Vm::memory`] or by passing the
-/// list to a function with list parameters; for the optimized program it
-/// then sees the list unwritten. A list no instruction names counts as
-/// unread too.
-pub fn unread_lists(program: &Program) -> Vec<bool> {
-    let module = program.module();
-    let mut unread = vec![true; module.lists.len()];
-    let counts = |instr: &crate::isa::Instr| {
-        matches!(instr.opcode, Opcode::Intr | Opcode::IntrN)
-            && INTRINSICS
-                .get(instr.operands[0] as usize)
-                .is_some_and(|i| i.count.is_some())
-    };
-    for info in program.function_infos() {
-        let targets: Vec<u32> = info
-            .instrs
-            .iter()
-            .filter_map(|i| i.instr.target())
-            .collect();
-        for (k, i) in info.instrs.iter().enumerate() {
-            let op = i.instr.opcode.info();
-            for (kind, &l) in op.operands.iter().zip(i.instr.operands.iter()) {
-                if *kind != OperandKind::List {
-                    continue;
-                }
-                let fed = i.instr.opcode == Opcode::Lref
-                    && info
-                        .instrs
-                        .get(k + 1)
-                        .is_some_and(|next| counts(&next.instr) && !targets.contains(&next.offset));
-                if !fed {
-                    if let Some(u) = unread.get_mut(l as usize) {
-                        *u = false;
-                    }
-                }
-            }
-        }
-    }
-    unread
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

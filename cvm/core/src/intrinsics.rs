@@ -115,11 +115,6 @@ pub struct IntrinsicInfo {
     pub fold: Option<Fold>,
     /// The fuel a call charges (see [`cost`]).
     pub cost: Cost,
-    /// For `Get` forms of square sets: the count form (`intr.n`), which
-    /// returns what the `Get` form returns, charges the same and fails
-    /// where it fails, without writing the list. The optimizer uses it for
-    /// lists the program never reads.
-    pub count: Option<IntrinsicFn>,
 }
 
 /// A pattern intrinsic's evaluation on a folded square mask.
@@ -136,11 +131,6 @@ pub struct Fold {
 impl IntrinsicInfo {
     const fn folds(mut self, func: fn(&BoardView, i32, u64, Mode) -> bool, or_form: bool) -> Self {
         self.fold = Some(Fold { func, or_form });
-        self
-    }
-
-    const fn counts(mut self, func: IntrinsicFn) -> Self {
-        self.count = Some(func);
         self
     }
 }
@@ -181,7 +171,6 @@ const fn intr(
         doc,
         fold: None,
         cost,
-        count: None,
     }
 }
 
@@ -240,7 +229,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the piece stands on one of the listed squares.").folds(pattern::pc_on_sqrs_mask, true),
     intr("GetPcOnSqrs", PIECE_SQUARES_OUT, true, calls::get_pc_on_sqrs,
         fuel(3, &[t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares the piece stands on; returns their number.").counts(calls::count_pc_on_sqrs),
+        "Fills the list with the squares the piece stands on; returns their number."),
     intr("CmpNrPcs", &[p("piece", PIECE), p("op", COMPOP), p("number", INT), p("squares", list(E::Square))], true,
         calls::cmp_nr_pcs,
         fuel(2, &[t(Slots, One, 8, 3)]),
@@ -254,7 +243,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if a doubled pawn of the colour stands on one of the listed squares.").folds(pattern::dbl_pwns_mask, true),
     intr("GetDblPwns", COLOUR_SQUARES_OUT, true, calls::get_dbl_pwns,
         fuel(4, &[t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares of the colour's doubled pawns; returns their number.").counts(calls::count_dbl_pwns),
+        "Fills the list with the squares of the colour's doubled pawns; returns their number."),
     // IV.2.e
     intr("POnLine", PAWN_LINES, true, calls::p_on_line,
         fuel(2, &[t(Slots, One, 8, 2)]),
@@ -274,7 +263,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if a passed pawn of the colour stands on one of the listed squares.").folds(pattern::passed_mask, true),
     intr("GetPassed", COLOUR_SQUARES_OUT, true, calls::get_passed,
         fuel(2, &[t(Call, Colours, 1, PASSED), t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares of the colour's passed pawns; returns their number.").counts(calls::count_passed),
+        "Fills the list with the squares of the colour's passed pawns; returns their number."),
     // IV.2.g
     intr("Control", PIECE_SQUARES, true, calls::control,
         fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
@@ -284,7 +273,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the piece can capture on one of the listed squares in one pseudo-legal move.").folds(pattern::control_mask, true),
     intr("GetControl", PIECE_SQUARES_OUT, true, calls::get_control,
         fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Out(65), One, 16, 1)]),
-        "Fills the list with every square the piece controls; returns their number.").counts(calls::count_control),
+        "Fills the list with every square the piece controls; returns their number."),
     // IV.2.h
     intr("ExchngCtrl", COLOUR_SQUARES, true, calls::exchng_ctrl,
         fuel(2, &[t(Call, Colours, 1, REACH), t(Union, Colours, 1, EXCHANGE), t(Slots, One, 8, 2)]),
@@ -294,7 +283,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the colour (both colours for ?) has exchange control over one of the listed squares.").folds(pattern::exchng_ctrl_mask, true),
     intr("GetExchngCtrl", COLOUR_SQUARES_OUT, true, calls::get_exchng_ctrl,
         fuel(2, &[t(Call, Colours, 1, REACH + 64 * EXCHANGE), t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares the colour has exchange control over; returns their number.").counts(calls::count_exchng_ctrl),
+        "Fills the list with the squares the colour has exchange control over; returns their number."),
     // IV.3.b
     intr("NxtSqr", &[p("square", SQUARE)], true, calls::nxt_sqr,
         fuel(1, &[]),
@@ -369,17 +358,6 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "Asks the embedder for service number `service` with three words; its answer (0 without a host)."),
 ];
 
-/// The bit of an intrinsic number that asks [`invoke`] for the count form
-/// of a `Get` intrinsic (what `intr.n` calls; never part of a `.cmp`
-/// operand, which holds the table index).
-pub const COUNT_FORM: u32 = 1 << 31;
-
-/// The table entry of an intrinsic number, [`COUNT_FORM`] or not.
-#[inline]
-pub fn info(id: u32) -> Option<&'static IntrinsicInfo> {
-    INTRINSICS.get((id & !COUNT_FORM) as usize)
-}
-
 /// The number of `HostCall` in [`INTRINSICS`]: the intrinsic whose work
 /// the host reports ([`crate::runtime::Host::extension_metered`]), charged
 /// by [`invoke`] after the call.
@@ -420,10 +398,6 @@ pub const HOST_CALL: u32 = INTRINSICS.len() as u32 - 1;
 /// // Not even the call's own unit: nothing happens.
 /// assert_eq!(invoke(HOST_CALL, &mut ctx, &[7, 100, 0, 0], 0), Err((TrapKind::OutOfFuel, 0)));
 /// ```
-///
-/// `id` with [`COUNT_FORM`] set calls the count form of a `Get` intrinsic
-/// ([`IntrinsicInfo::count`]): the same cost and result, the list left as
-/// it was.
 #[inline]
 pub fn invoke(
     id: u32,
@@ -431,20 +405,8 @@ pub fn invoke(
     args: &[i32],
     fuel: u64,
 ) -> Result<(i32, u64), (TrapKind, u64)> {
-    let count = id & COUNT_FORM != 0;
-    let id = id & !COUNT_FORM;
     let Some(info) = INTRINSICS.get(id as usize) else {
         return Err((TrapKind::BadCall(format!("no intrinsic {id}")), fuel));
-    };
-    let func = match (count, info.count) {
-        (false, _) => info.func,
-        (true, Some(func)) => func,
-        (true, None) => {
-            return Err((
-                TrapKind::BadCall(format!("{} has no count form", info.name)),
-                fuel,
-            ))
-        }
     };
     let cost = cost(id, ctx.memory, ctx.advice.verbose != 0, args);
     if fuel < cost {
@@ -454,7 +416,7 @@ pub fn invoke(
     if id == HOST_CALL {
         return host_call(ctx.host, args, left);
     }
-    match func(ctx, args) {
+    match (info.func)(ctx, args) {
         Ok(v) => Ok((v, left)),
         Err(kind) => Err((kind, left)),
     }

@@ -747,8 +747,6 @@ isa_table! {
         "A pattern intrinsic whose constant square list was folded into the 64-bit mask lo, hi: true when the pattern holds on every square of the mask (charging the list form's fuel).";
     PatAny = 0xB1, "pat.any", [Intrinsic _, Imm _, Imm _], Effect::PatternMask, Next, [Fuel, IntrinsicError], _,
         "As pat.all, true when the pattern holds on some square of the mask.";
-    IntrN = 0xB2, "intr.n", [Intrinsic _], Effect::Intrinsic, Next, [Fuel, IntrinsicError], _,
-        "The count form of a Get intrinsic on a list the program never reads: the count the Get form returns, its fuel and its errors, the list left unwritten.";
 }
 
 /// `COMPARISONS[rel][form]`: the opcode with that relation and form, if the

@@ -90,7 +90,7 @@ mod vm;
 
 pub use cvm_chess::{AdviceTable, BoardView};
 
-pub use analysis::{list_facts, unread_lists, ListFacts};
+pub use analysis::{list_facts, ListFacts};
 pub use interp::Interpreter;
 pub use module::Module;
 pub use runtime::{

@@ -129,26 +129,8 @@ fn square_get(ctx: &mut Ctx<'_>, list: i32, set: impl FnOnce(&BoardView, u64) ->
     fill_squares(ctx.memory, list, set)
 }
 
-/// A square-set pattern in count form: what the `Get` form returns, and
-/// the same error when the list is too short, without writing the list.
-fn square_count(
-    ctx: &mut Ctx<'_>,
-    list: i32,
-    set: impl FnOnce(&BoardView, u64) -> Option<u64>,
-) -> R {
-    let n = set(board(&*ctx.host), u64::MAX).unwrap_or(0).count_ones();
-    let capacity = slots(ctx.memory, list)?.len() as u32;
-    if n >= capacity {
-        return Err(TrapKind::ListOverflow {
-            needed: n,
-            capacity: capacity.saturating_sub(1),
-        });
-    }
-    Ok(n as i32)
-}
-
 macro_rules! square_pattern {
-    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, $count:ident, |$b:ident, $w:ident, $x:ident| $set:expr) => {
+    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, |$b:ident, $w:ident, $x:ident| $set:expr) => {
         $(#[$m])*
         pub(crate) fn $and(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
@@ -164,47 +146,25 @@ macro_rules! square_pattern {
             let &[$x, list] = args else { return Err(bad_args()) };
             square_get(ctx, list, |$b, $w| $set)
         }
-        $(#[$m])*
-        pub(crate) fn $count(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
-            let &[$x, list] = args else { return Err(bad_args()) };
-            square_count(ctx, list, |$b, $w| $set)
-        }
     };
 }
 
-square_pattern!(
-    pc_on_sqrs,
-    or_pc_on_sqrs,
-    get_pc_on_sqrs,
-    count_pc_on_sqrs,
-    |b, _w, piece| { sets::piece(piece).map(|_| pattern::piece_set(b, piece)) }
-);
-square_pattern!(
-    dbl_pwns,
-    or_dbl_pwns,
-    get_dbl_pwns,
-    count_dbl_pwns,
-    |b, _w, colour| { sets::colours(colour).map(|_| pattern::doubled_pawns(b, colour)) }
-);
-square_pattern!(
-    passed,
-    or_passed,
-    get_passed,
-    count_passed,
-    |b, _w, colour| { sets::colours(colour).map(|_| pattern::passed_pawns(b, colour)) }
-);
-square_pattern!(
-    control,
-    or_control,
-    get_control,
-    count_control,
-    |b, _w, piece| { sets::piece(piece).map(|_| pattern::control(b, piece)) }
-);
+square_pattern!(pc_on_sqrs, or_pc_on_sqrs, get_pc_on_sqrs, |b, _w, piece| {
+    sets::piece(piece).map(|_| pattern::piece_set(b, piece))
+});
+square_pattern!(dbl_pwns, or_dbl_pwns, get_dbl_pwns, |b, _w, colour| {
+    sets::colours(colour).map(|_| pattern::doubled_pawns(b, colour))
+});
+square_pattern!(passed, or_passed, get_passed, |b, _w, colour| {
+    sets::colours(colour).map(|_| pattern::passed_pawns(b, colour))
+});
+square_pattern!(control, or_control, get_control, |b, _w, piece| {
+    sets::piece(piece).map(|_| pattern::control(b, piece))
+});
 square_pattern!(
     exchng_ctrl,
     or_exchng_ctrl,
     get_exchng_ctrl,
-    count_exchng_ctrl,
     |b, within, colour| {
         sets::colours(colour).map(|_| pattern::exchange_control_within(b, colour, within))
     }

@@ -221,82 +221,6 @@ fn constant_pattern_lists_fold_into_masks() {
 }
 
 #[test]
-fn get_forms_on_unread_lists_become_count_forms() {
-    use Opcode::*;
-    let src = |decls: &str, body: &str| {
-        format!(
-            "{decls}\n.entry main\n.func main params 0 lists 0 locals 0 stack 4 value\n{body}\n.end\n"
-        )
-    };
-    let ops = |text: String| {
-        let p = Program::new(assemble(&text).unwrap_or_else(|e| panic!("{e}"))).expect("ok");
-        let (o, report) = optimize(&p);
-        assert!(!report.fell_back);
-        let ops = o
-            .function_info(0)
-            .instrs
-            .iter()
-            .map(|i| i.instr.opcode)
-            .collect::<Vec<_>>();
-        (p, o, ops)
-    };
-    // GetPcOnSqrs(wP, l) where nothing reads l: the count, l unwritten.
-    let (p, o, got) = ops(src(
-        ".list l 8",
-        "    push 512\n    lref l\n    intr GetPcOnSqrs\n    retv",
-    ));
-    assert_eq!(got, vec![Push, Lref, IntrN, RetV]);
-    let run_on = |q: &Program, board: &cvm::BoardView| {
-        struct B<'b>(&'b cvm::BoardView);
-        impl cvm::Host for B<'_> {
-            fn board(&self) -> Option<&cvm::BoardView> {
-                Some(self.0)
-            }
-        }
-        let mut vm = Interpreter::new(q);
-        let r = vm
-            .run_entry(&mut B(board), &mut CollectOutput::default())
-            .map(|c| c.value())
-            .map_err(|e| e.kind);
-        (r, vm.fuel_used(), vm.memory().list(0).to_vec())
-    };
-    // White pawns on the second rank: 8 of them.
-    let mut board = cvm::BoardView::EMPTY;
-    board.pieces[0][0] = 0xFF00;
-    let (want, got) = (run_on(&p, &board), run_on(&o, &board));
-    assert_eq!(want.0, Ok(Some(8)));
-    assert_eq!(got.0, Ok(Some(8)));
-    // The same fuel: the count form charges what the Get form charges.
-    assert_eq!(want.1, got.1);
-    assert_eq!(want.2[..9], [8, 9, 10, 11, 12, 13, 14, 15, -1]);
-    assert!(got.2.iter().all(|&v| v == -1));
-    // A ninth pawn overflows the list of eight elements in both forms, the
-    // same error.
-    board.pieces[0][0] = 0x1FF00;
-    let (want, got) = (run_on(&p, &board), run_on(&o, &board));
-    assert_eq!(
-        want.0,
-        Err(cvm::TrapKind::ListOverflow {
-            needed: 9,
-            capacity: 8
-        })
-    );
-    assert_eq!(want.0, got.0);
-    // A list the program reads keeps the Get form.
-    let (_, _, got) = ops(src(
-        ".list l 9",
-        "    push 512\n    lref l\n    intr GetPcOnSqrs\n    pop\n    push 0\n    lde l\n    retv",
-    ));
-    assert!(got.contains(&Intr) && !got.contains(&IntrN));
-    // So does a list passed to an intrinsic that reads it.
-    let (_, _, got) = ops(src(
-        ".list l 9",
-        "    push 512\n    lref l\n    intr GetPcOnSqrs\n    pop\n    push 512\n    lref l\n    intr PcOnSqrs\n    retv",
-    ));
-    assert!(!got.contains(&IntrN));
-}
-
-#[test]
 fn loop_inversion_keeps_behaviour_under_every_fuel_limit() {
     // Loops of 0..4 iterations, with and without a break, under every fuel
     // limit around what they need: results, errors, output and memory
@@ -405,16 +329,7 @@ type Outcome = (
     u64,
 );
 
-/// Runs the entry point; the slots of the lists the original program
-/// never reads (which the optimizer leaves unwritten, `cvm::unread_lists`)
-/// read as 0. Every comparison in this file pairs a program with its
-/// optimized form, which keeps the original's lists and unread set.
 fn run(p: &Program, limits: Limits) -> Outcome {
-    run_forgetting(p, limits, &cvm::unread_lists(p))
-}
-
-/// [`run`] with the lists to blank given (those of the original program).
-fn run_forgetting(p: &Program, limits: Limits, unread: &[bool]) -> Outcome {
     let mut vm = Interpreter::new(p);
     vm.set_limits(limits);
     let mut out = CollectOutput::default();
@@ -423,17 +338,13 @@ fn run_forgetting(p: &Program, limits: Limits, unread: &[bool]) -> Outcome {
         .map(|c| c.value())
         .map_err(|e| cvm_testkit::conformance::kind_name(&e.kind).to_string());
     let fuel = vm.fuel_used();
-    let mut heap = vm.memory().heap.clone();
-    for (slice, _) in vm
-        .memory()
-        .lists
-        .iter()
-        .zip(unread)
-        .filter(|(_, unread)| **unread)
-    {
-        heap[slice.base as usize..(slice.base + slice.slots) as usize].fill(0);
-    }
-    (r, out.lines, vm.memory().globals.clone(), heap, fuel)
+    (
+        r,
+        out.lines,
+        vm.memory().globals.clone(),
+        vm.memory().heap.clone(),
+        fuel,
+    )
 }
 
 proptest! {
@@ -445,12 +356,11 @@ proptest! {
         let (o, report) = optimize(&p);
         prop_assert!(!report.fell_back, "optimizer produced an unverifiable module");
         let limits = Limits { fuel: Some(3_000), max_depth: 40 };
-        let unread = cvm::unread_lists(&p);
-        agree(&run_forgetting(&p, limits, &unread), &run_forgetting(&o, limits, &unread)).map_err(TestCaseError::fail)?;
+        agree(&run(&p, limits), &run(&o, limits)).map_err(TestCaseError::fail)?;
         // Optimizing twice changes nothing more than optimizing once would
         // still verify and behave the same.
         let (o2, _) = optimize(&o);
-        agree(&run_forgetting(&o, limits, &unread), &run_forgetting(&o2, limits, &unread)).map_err(TestCaseError::fail)?;
+        agree(&run(&o, limits), &run(&o2, limits)).map_err(TestCaseError::fail)?;
         // Fuel bounds the instructions executed, optimized or not.
         let scenario = cvm_testkit::oracle::Scenario::new(limits);
         for q in [&p, &o] {

@@ -486,28 +486,9 @@ pub fn check_optimized(
     let Some(&reference) = backends.first() else {
         return Ok(());
     };
-    // The optimizer leaves lists the program never reads unwritten
-    // (`intr.n`): their contents are not the program's to observe, and an
-    // embedder that passes one to a function reads what it holds.
-    let unread = cvm::unread_lists(program);
-    if let Some((func, args)) = target(program, scenario) {
-        let values = program.module().functions[func as usize].value_params as usize;
-        let reads_unread = args.iter().skip(values).any(|&a| {
-            usize::try_from(a)
-                .ok()
-                .and_then(|l| unread.get(l))
-                .copied()
-                .unwrap_or(false)
-        }) && scenario.call.is_some();
-        if reads_unread {
-            return Ok(());
-        }
-    }
-    let mut want = run(reference, program, scenario)?;
-    forget_lists(&mut want, &unread);
+    let want = run(reference, program, scenario)?;
     for &backend in backends {
-        let mut got = run(backend, optimized, scenario)?;
-        forget_lists(&mut got, &unread);
+        let got = run(backend, optimized, scenario)?;
         if let Some(d) = difference(&want, &got, Strictness::SameSource) {
             return Err(format!(
                 "optimized program on {backend} disagrees with the original: {d}"
@@ -515,20 +496,6 @@ pub fn check_optimized(
         }
     }
     Ok(())
-}
-
-/// Blanks the slots of the lists marked in `lists` in every observation's
-/// memory, so that a comparison ignores them.
-fn forget_lists(observations: &mut [Observation], lists: &[bool]) {
-    for o in observations {
-        let memory = &mut o.memory;
-        for (slice, _) in memory.lists.iter().zip(lists).filter(|(_, &u)| u) {
-            let (base, slots) = (slice.base as usize, slice.slots as usize);
-            if let Some(s) = memory.heap.get_mut(base..base + slots) {
-                s.fill(0);
-            }
-        }
-    }
 }
 
 /// Checks one backend on its own: the module survives the `.cmp` and

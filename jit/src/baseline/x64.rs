@@ -1022,17 +1022,12 @@ impl<'a> Emit<'a> {
                 dynasm!(self.ops ; .arch x64 ; sub r13d, 1);
             }
             Leave => dynasm!(self.ops ; .arch x64 ; add r13d, 1),
-            Intr | IntrN => {
+            Intr => {
                 let info = INTRINSICS
                     .get(ops[0] as usize)
                     .ok_or_else(|| fail(format!("no intrinsic {}", ops[0])))?;
                 let base = self.s(d - info.params.len() as u32);
-                // The count form goes through the same shim, its number
-                // marked.
-                let id = match instr.opcode {
-                    IntrN => (ops[0] | cvm::intrinsics::COUNT_FORM) as i32,
-                    _ => ops[0] as i32,
-                };
+                let id = ops[0] as i32;
                 // The shim charges the intrinsic's cost, returns the fuel
                 // left and stores the result in the first argument word,
                 // which is the result's stack slot.

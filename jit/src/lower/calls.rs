@@ -11,7 +11,7 @@ use crate::patterns;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
-use cvm::intrinsics::{COUNT_FORM, INTRINSICS};
+use cvm::intrinsics::INTRINSICS;
 use cvm::isa::{Instr, Opcode};
 
 impl Lower<'_, '_> {
@@ -47,7 +47,6 @@ impl Lower<'_, '_> {
                 self.b.def_var(self.depth_left, up);
             }
             Opcode::Intr => self.intrinsic(ops[0], d, offset),
-            Opcode::IntrN => self.intrinsic(ops[0] | COUNT_FORM, d, offset),
             Opcode::PatAll | Opcode::PatAny => {
                 let any = instr.opcode == Opcode::PatAny;
                 let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
@@ -232,20 +231,11 @@ impl Lower<'_, '_> {
         true
     }
 
-    /// An intrinsic call (`id` with [`COUNT_FORM`] set: the count form of
-    /// a `Get` intrinsic, `intr.n`), as native code where
-    /// [`patterns`] can, else through the intrinsic shim.
     pub(super) fn intrinsic(&mut self, id: u32, d: u32, offset: u32) {
-        let plain = id & !COUNT_FORM;
-        let info = &INTRINSICS[plain as usize];
+        let info = &INTRINSICS[id as usize];
         let n = info.params.len() as u32;
         let base = d - n;
-        let native = if id & COUNT_FORM != 0 {
-            patterns::try_native_count(self, plain, base, offset)
-        } else {
-            patterns::try_native(self, id, base, offset)
-        };
-        if let Some(v) = native {
+        if let Some(v) = patterns::try_native(self, id, base, offset) {
             let env = self.env;
             env.native_intrinsics.set(env.native_intrinsics.get() + 1);
             if info.returns {

@@ -40,8 +40,8 @@ impl Lower<'_, '_> {
             Halt | Fuel | Jmp | Jz | Jnz | Case | JEq | JNe | JLt | JLe | JGt | JGe | JEqI
             | JNeI | JLtI | JLeI | JGtI | JGeI | JEqLI | JNeLI | JLtLI | JLeLI | JGtLI | JGeLI
             | IncJLtLI => self.control(instr, at),
-            Call | Ret | RetV | RetVL | Enter | EnterF | Leave | Intr | IntrN | PatAll | PatAny
-            | Write | TextOut => self.calls_and_intrinsics(instr, at),
+            Call | Ret | RetV | RetVL | Enter | EnterF | Leave | Intr | PatAll | PatAny | Write
+            | TextOut => self.calls_and_intrinsics(instr, at),
         }
     }
 

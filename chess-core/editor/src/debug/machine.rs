@@ -545,16 +545,11 @@ impl<'p> Machine<'p> {
                 let v = self.slot(op(0));
                 return Ok(self.ret(Some(v)));
             }
-            Opcode::Intr | Opcode::IntrN => {
+            Opcode::Intr => {
                 let id = op(0);
                 let info = INTRINSICS
                     .get(id as usize)
                     .ok_or_else(|| TrapKind::BadCall(format!("no intrinsic {id}")))?;
-                // The count form of a `Get` intrinsic: its number marked.
-                let id = match instr.opcode {
-                    Opcode::IntrN => id | intrinsics::COUNT_FORM,
-                    _ => id,
-                };
                 let stack = &mut self.top().stack;
                 let args = stack.split_off(stack.len().saturating_sub(info.params.len()));
                 let mut ctx = Ctx {

@@ -1171,7 +1171,7 @@ impl<'p> Interpreter<'p> {
                 Op::RetAdd { a, b } => return_value!(r!(a).wrapping_add(r!(b))),
                 Op::RetV { src } => return_value!(r!(src)),
                 Op::Intr { id, base } => {
-                    let info = &INTRINSICS[(id & !crate::intrinsics::COUNT_FORM) as usize];
+                    let info = &INTRINSICS[id as usize];
                     let n = info.params.len();
                     let mut args = [0i32; crate::intrinsics::MAX_PARAMS];
                     for (i, a) in args.iter_mut().enumerate().take(n) {

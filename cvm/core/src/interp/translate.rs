@@ -1106,7 +1106,7 @@ fn instruction(
             e.op(Op::RetV { src });
         }
         Opcode::RetVL => e.op(Op::RetV { src: ops[0] as Reg }),
-        Opcode::Intr | Opcode::IntrN => {
+        Opcode::Intr => {
             let intrinsic = &INTRINSICS[ops[0] as usize];
             let params = intrinsic.params.len();
             let n = e.vals.len();
@@ -1114,13 +1114,7 @@ fn instruction(
                 e.materialize(j);
             }
             let base = e.slot(n - params);
-            // The count form runs through the same operation, its number
-            // marked for `invoke`.
-            let id = match i.instr.opcode {
-                Opcode::IntrN => ops[0] | crate::intrinsics::COUNT_FORM,
-                _ => ops[0],
-            };
-            e.op(Op::Intr { id, base });
+            e.op(Op::Intr { id: ops[0], base });
             e.vals.truncate(n - params);
             if intrinsic.returns {
                 e.push_slot();

@@ -117,7 +117,6 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
         ..module.clone()
     };
     let list_facts = crate::analysis::list_facts(program);
-    let unread_lists = crate::analysis::unread_lists(program);
     let memory = crate::runtime::Memory::new(module);
     let constant_lists: Vec<Option<Vec<i32>>> = (0..module.lists.len())
         .map(|l| list_facts.constant[l].then(|| memory.list(l as u32).to_vec()))
@@ -131,7 +130,6 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
         operand_forms: false,
         compare_branch: false,
         fold_lists: false,
-        count_lists: false,
         pair_loads: options.rules.pair_loads,
     };
     let facts_of = |f: &crate::module::Function| peephole::Facts {
@@ -139,7 +137,6 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
             .map(|s| f.slot_type(s) == Some(crate::isa::Ty::Int))
             .collect(),
         constant_lists: constant_lists.clone(),
-        unread_lists: unread_lists.clone(),
     };
     let rounds = |body: &mut Body, facts: &peephole::Facts, report: &mut Report| {
         for _ in 0..MAX_ROUNDS {

@@ -30,10 +30,6 @@ pub struct Facts {
     /// its slots (the elements, the end marker and the slots after it);
     /// `None` for lists that may change.
     pub constant_lists: Vec<Option<Vec<i32>>>,
-    /// `unread_lists[l]`: the program writes list `l` only through `Get`
-    /// intrinsics with a count form and never reads it (see
-    /// [`crate::unread_lists`]).
-    pub unread_lists: Vec<bool>,
 }
 
 /// Which groups of rules run.
@@ -50,9 +46,6 @@ pub struct Rules {
     /// Constant square lists of pattern intrinsics folded into masks
     /// (`pat.all`, `pat.any`).
     pub fold_lists: bool,
-    /// `Get` intrinsics on lists the program never reads replaced by their
-    /// count forms (`intr.n`): the count without writing the list.
-    pub count_lists: bool,
     /// Loads of int locals fused with what follows them: pairs of loads
     /// into `ldl2`, a load and `add.i` into `ldl.add.i`, a load and `retv`
     /// into `retv.l`. This runs as a last stage, after every other rule
@@ -68,7 +61,6 @@ impl Default for Rules {
             operand_forms: true,
             compare_branch: true,
             fold_lists: true,
-            count_lists: true,
             pair_loads: true,
         }
     }
@@ -371,21 +363,6 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
                 if let Some(folded) = fold_pattern(last.arg(0), r.arg(0), facts) {
                     return Some((2, vec![folded]));
                 }
-            }
-        }
-    }
-
-    if rules.count_lists {
-        // lref L; intr G -> lref L; intr.n G when nothing reads L.
-        if let Some(r) = prev {
-            if r.op() == Lref
-                && last.op() == Intr
-                && facts.unread_lists.get(r.arg(0) as usize) == Some(&true)
-                && crate::intrinsics::INTRINSICS
-                    .get(last.arg(0) as usize)
-                    .is_some_and(|i| i.count.is_some())
-            {
-                return Some((1, vec![ins(IntrN, &[last.arg(0)])]));
             }
         }
     }

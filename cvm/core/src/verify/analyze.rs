@@ -222,9 +222,6 @@ fn effect(
         }
         Effect::Intrinsic => {
             let intr = &INTRINSICS[instr.operands[0] as usize];
-            if instr.opcode == Opcode::IntrN && intr.count.is_none() {
-                return Err(CodeError::NoCountForm(intr.name));
-            }
             pop_all(
                 states,
                 &mut stack,

@@ -154,9 +154,6 @@ pub enum CodeError {
     /// `pat.all`/`pat.any` name an intrinsic without a folded form.
     #[error("intrinsic {0} has no folded-mask form")]
     NotFoldable(&'static str),
-    /// `intr.n` names an intrinsic without a count form.
-    #[error("intr.n of {0}, which has no count form")]
-    NoCountForm(&'static str),
     /// `retv` in a procedure.
     #[error("retv in a procedure (it returns no value)")]
     ValueFromProcedure,

@@ -524,14 +524,7 @@ impl Ctx<'_, '_> {
                 kind => self.scalar_arg(f, kind, depth),
             }
         }
-        // A Get form's count form (`intr.n`) now and then: the same
-        // result and fuel, its list left unwritten.
-        let op = if info.count.is_some() && self.bytes.chance(30) {
-            Opcode::IntrN
-        } else {
-            Opcode::Intr
-        };
-        f.emit(op, &[id]);
+        f.emit(Opcode::Intr, &[id]);
         if info.returns && !value {
             f.emit(Opcode::Pop, &[]);
         }

@@ -694,7 +694,7 @@ fn scan(scope: &Scope<'_>, body: &Body, slots: &Slots) -> Option<Scanned> {
             Effect::Intrinsic | Effect::PatternMask
         ) {
             let n = match instr.opcode {
-                Opcode::Intr | Opcode::IntrN => INTRINSICS
+                Opcode::Intr => INTRINSICS
                     .get(instr.operands[0] as usize)
                     .map_or(0, |i| i.params.len()),
                 _ => 1,
@@ -1007,8 +1007,7 @@ fn is_for_step(op: Opcode) -> bool {
 fn intrinsic_charge(instr: &Instr, args: &[AVal], lists: Lists<'_>) -> Option<u64> {
     let ops = instr.operands;
     match instr.opcode {
-        // The count form charges what the `Get` form charges.
-        Opcode::Intr | Opcode::IntrN => {
+        Opcode::Intr => {
             let known: Vec<Arg<'_>> = args
                 .iter()
                 .map(|a| match *a {
@@ -1051,7 +1050,7 @@ fn charge(scope: &Scope<'_>, offset: u32, instr: &Instr) -> u64 {
         // analysed, an unknown charge keeps it out.
         Opcode::Call => u64::MAX,
         Opcode::Fuel => u64::from(instr.operands[0]),
-        Opcode::Intr | Opcode::IntrN | Opcode::PatAll | Opcode::PatAny => 0,
+        Opcode::Intr | Opcode::PatAll | Opcode::PatAny => 0,
         _ => instr.target().map_or(0, |t| info.jump_fuel(offset, t)),
     }
 }
@@ -1081,7 +1080,6 @@ mod tests {
                                 | Opcode::Write
                                 | Opcode::TextOut
                                 | Opcode::Intr
-                                | Opcode::IntrN
                                 | Opcode::PatAll
                                 | Opcode::PatAny
                         ),
