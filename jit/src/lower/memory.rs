@@ -56,33 +56,14 @@ impl Lower<'_, '_> {
 
     /// Writes the squares of the 64-bit set `set` into module list `list`,
     /// ascending, then the end marker, as a `Get` intrinsic fills its
-    /// list: the caller has checked that they fit (the set's count below
-    /// the list's slot count). One store per square, by bit scans.
+    /// list, through the fill shim (a loop in the function's code would
+    /// cost more compile time than the call costs at run time): the caller
+    /// has checked that they fit (the set's count below the list's slot
+    /// count).
     pub(crate) fn fill_squares(&mut self, list: u32, set: Value) {
         let ListSlice { base, .. } = self.env.initial.lists[list as usize];
         let start = self.b.ins().iadd_imm_s(self.heap, i64::from(base) * 4);
-        let head = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        let rest = self.b.append_block_param(head, types::I64);
-        let at = self.b.append_block_param(head, PTR);
-        let end = self.b.append_block_param(done, PTR);
-        self.b.ins().jump(head, &[set.into(), start.into()]);
-        self.b.switch_to_block(head);
-        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, rest, 0);
-        self.b.ins().brif(empty, done, &[at.into()], body, &[]);
-        self.b.switch_to_block(body);
-        let square = self.b.ins().ctz(rest);
-        let square = self.b.ins().ireduce(types::I32, square);
-        self.b.ins().store(trusted(), square, at, 0);
-        let lowest_cleared = self.b.ins().iadd_imm_s(rest, -1);
-        let next = self.b.ins().band(rest, lowest_cleared);
-        let after = self.b.ins().iadd_imm_s(at, 4);
-        self.b.ins().jump(head, &[next.into(), after.into()]);
-        self.b.switch_to_block(done);
-        let marker = self.b.ins().iconst(types::I32, -1);
-        self.b.ins().store(trusted(), marker, end, 0);
-        self.open = true;
+        self.b.ins().call(self.env.fill_squares, &[start, set]);
     }
 
     /// The address of element `idx` of the list referenced by `r` (a list
