@@ -18,8 +18,8 @@ check   counts every measurement and fails (exit 1) when one is more than
         --tolerance percent (default 3) above its baseline, or when a
         measurement has no baseline or a baseline no measurement.
 show    prints the counts (and, with a baseline, the change) without judging.
-update  writes the counts as the new baseline. A baseline changes only in a
-        commit of its own that says why.
+update  writes the counts as the new baseline (with --only, the other rows keep
+        theirs). A baseline changes only in a commit of its own that says why.
 
 --bin defaults to the release build of the `icount` binary
 (`cargo build --release -p che-benches --bin icount`, target/release/icount):
@@ -108,13 +108,20 @@ def main():
         sys.exit(str(e))
     base = read_baseline(args.baseline)
     if args.mode == "update":
+        # With --only, the rows it leaves out keep their baselines.
+        order = names
+        if args.only:
+            listed = subprocess.run([args.bin, "--list"], stdout=subprocess.PIPE, text=True,
+                                    check=True).stdout.split()
+            order = [n for n in listed if n in counts or n in base]
         with open(args.baseline, "w") as f:
             f.write("# Machine instructions of each measurement of benches/icount.py (callgrind,\n"
                     "# inside icount's `measured`), counted on the release build. Change only in\n"
                     "# a commit of its own that says why.\n")
-            for n in names:
-                f.write("%s %d\n" % (n, counts[n]))
-        print("wrote %d baselines to %s" % (len(names), args.baseline))
+            for n in order:
+                f.write("%s %d\n" % (n, counts.get(n, base.get(n))))
+        print("wrote %d baselines to %s (%d measured now)" % (len(order), args.baseline,
+                                                             len(names)))
         return
     failed = []
     print("| measurement | baseline | now | change |")

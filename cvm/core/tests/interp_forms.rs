@@ -14,13 +14,23 @@ impl cvm::interp::Profiler for Quiet {
     fn step(&mut self, _: u32) {}
 }
 
-/// Everything a run shows, as text (errors with their code offsets).
+/// Everything a run under a fuel limit shows, as text (errors with their
+/// code offsets).
 fn run(program: &Program, fuel: Option<u64>, profiled: bool) -> String {
+    run_limited(
+        program,
+        Limits {
+            fuel,
+            ..Limits::default()
+        },
+        profiled,
+    )
+}
+
+/// Everything a run under `limits` shows, as text.
+fn run_limited(program: &Program, limits: Limits, profiled: bool) -> String {
     let mut vm = Interpreter::new(program);
-    vm.set_limits(Limits {
-        fuel,
-        ..Limits::default()
-    });
+    vm.set_limits(limits);
     let mut out = CollectOutput::default();
     let main = program
         .module()
@@ -559,4 +569,79 @@ L0:
 ",
     );
     assert!(r.starts_with("ListIndex"), "{r}");
+}
+
+#[test]
+fn a_copy_loop_into_a_list_too_short_traps_at_its_store() {
+    // The CopyList body (one `stx.l`, then `incl` and the inverted step)
+    // runs as one op; the store's index trap keeps the store's offset,
+    // and under every fuel limit the step's charge traps at the step.
+    let r = agree(
+        ".list src 5 = 3 1 4 1 5
+.list dst 3
+.func copy params 0 lists 2 locals 3 stack 1 proc
+.slots to from i j cur
+    forx from cur L9
+L1:
+    tee i
+    stx.l to j
+    incl j
+    forx.b from cur L1
+L9:
+    ret
+.end
+.func main params 0 lists 0 locals 0 stack 2 value
+    lref dst
+    lref src
+    call copy
+    push 1
+    retv
+.end
+",
+    );
+    assert!(r.starts_with("ListIndex"), "{r}");
+    assert!(r.contains("3, 1, 4"), "{r}");
+}
+
+#[test]
+fn recursive_calls_whose_argument_is_a_slot_plus_a_constant() {
+    // `f(n - 1) + f(n - 2)`: the argument's `add.i` joins the call. The
+    // depth limit and every fuel limit stop such calls where the plain
+    // form does.
+    let source = ".func fib params 1 lists 0 locals 0 stack 2 value
+.slots n
+    jge.li n 2 L_rec
+    ldl n
+    retv
+L_rec:
+    ldl n
+    add.i -1
+    call fib
+    ldl n
+    add.i -2
+    call fib
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 12
+    call fib
+    retv
+.end
+";
+    let r = agree(source);
+    assert!(r.starts_with("Returned(Some(144))"), "{r}");
+    let module = asm::assemble(source).expect("assembles");
+    let program = Program::new(module).expect("verifies");
+    for max_depth in 1..14 {
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
+        assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
+        if max_depth < 5 {
+            assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
+        }
+    }
 }

@@ -3,12 +3,20 @@
 //!
 //! Cranelift makes fast code but costs milliseconds per program
 //! (`docs/benchmarks.md`, "Where JIT compile time goes"). This generator
-//! emits a fixed template per CVM instruction, as a first tier does: the
-//! operand stack and the frame slots stay in the native frame (the verifier
-//! gives the stack depth before every instruction, so stack slot `k` is a
-//! fixed frame address), and each instruction loads what it reads into a
-//! scratch register, computes and stores. No analysis, no register
-//! allocation, no optimization: a few hundred nanoseconds per instruction.
+//! emits a template per CVM instruction in one pass, as a first tier does.
+//! The frame slots and the operand stack have fixed words in the native
+//! frame (the verifier gives the stack depth before every instruction, so
+//! stack slot `k` is a fixed frame address), and between jump targets the
+//! pass keeps the top of the stack out of those words: a pushed constant
+//! or frame slot is only noted, a result stays in one of three registers,
+//! and the instruction that consumes them reads them as immediates,
+//! frame operands or registers. At jump targets, before jumps, calls and
+//! the templates that address the stack, the held values are stored, so
+//! every path into an instruction sees the same layout (the one the
+//! entries for on-stack replacement load). Runs of `enter` and `fuel`,
+//! and a back edge together with such a run at its target, check the
+//! deepest depth and the summed fuel at once, and redo the checks one by
+//! one out of line when that fails, so errors and fuel stay exact.
 //!
 //! The code keeps every contract of the Cranelift lowering (`lower/mod.rs`),
 //! so the rest of the JIT needs no change and the two kinds of code can
@@ -32,8 +40,10 @@
 //!   Cranelift code, so the same memory check at instance creation covers
 //!   both.
 //!
-//! Inside a function, three callee-saved registers hold the run's state:
-//! `rbx` the context, `r12` the fuel, `r13d` the depth left. The frame
+//! Inside a function, callee-saved registers hold the run's state: `rbx`
+//! the context, `r12` the fuel, `r13d` the depth left, and `r14` the list
+//! heap in functions that touch lists; `r11d`, `esi` and `edi` hold
+//! operand-stack values. The frame
 //! (below the saved registers, 16-byte aligned) holds, from `rsp` up: the
 //! outgoing stack arguments of calls, the frame slots, the operand stack.
 //!

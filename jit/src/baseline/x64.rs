@@ -106,12 +106,91 @@ impl Cc {
 /// Where a trap stub finds a payload word.
 #[derive(Copy, Clone, Debug)]
 enum Word {
-    /// `eax` at the jump to the stub.
-    Eax,
-    /// `r9d` at the jump to the stub.
-    R9,
+    /// A register (its number) at the jump to the stub.
+    Reg(u8),
     /// A constant.
     Imm(i32),
+}
+
+/// Where an operand the code reads is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Opnd {
+    /// A register (its number), the value in its low 32 bits and zero above.
+    R(u8),
+    /// The frame word at `[rsp + disp]`.
+    M(i32),
+    /// A constant.
+    I(i32),
+}
+
+/// An operand-stack slot above [`Emit::base`] whose value is not (yet)
+/// in its frame word.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Val {
+    /// In its frame word after all (spilled).
+    Mem,
+    /// A constant.
+    Const(i32),
+    /// The current value of a frame slot.
+    Local(u32),
+    /// A register of [`POOL`].
+    Reg(u8),
+}
+
+/// The registers that hold operand-stack values: no template uses them
+/// as scratch, and calls (before which the stack is stored) are the only
+/// code that clobbers them.
+const POOL: [u8; 3] = [11, 6, 7];
+
+/// The most operand-stack slots the generator keeps out of their frame
+/// words at once (deeper ones are stored), so that the work per
+/// instruction stays bounded.
+const MAX_HELD: usize = 8;
+
+/// `eax`, the scratch register the templates load into.
+const EAX: u8 = 0;
+
+/// A run of `enter` and `fuel` instructions with nothing between them:
+/// checked at once on the fast path (the deepest `enter`, the sum of the
+/// fuel), one by one when that fails.
+#[derive(Clone, Debug)]
+struct Run {
+    /// The run's instructions (code offset, instruction).
+    items: Vec<(u32, Instr)>,
+    /// The largest `enter` operand, if the run has an `enter`.
+    deepest: Option<u32>,
+    /// The fuel the run charges.
+    fuel: u64,
+    /// Where the code after the run's checks starts.
+    after: DynamicLabel,
+}
+
+/// The exact, one-by-one checks of a [`Run`], emitted out of line: `slow`
+/// checks each instruction in turn and goes on at `after`.
+struct SlowRun {
+    slow: DynamicLabel,
+    items: Vec<(u32, Instr)>,
+    after: DynamicLabel,
+}
+
+/// One check of a chain (`Emit::checks`), with where it goes when it
+/// fails.
+#[derive(Copy, Clone, Debug)]
+enum Check {
+    /// The depth left above the operand (`enter`).
+    Depth(i32, DynamicLabel),
+    /// Takes the units of fuel (the label gives them back).
+    Fuel(i32, DynamicLabel),
+    /// Counts a back edge down to the next poll.
+    Poll(DynamicLabel),
+}
+
+/// Out-of-line code that gives back `restore` units of fuel the fast path
+/// took and goes on at `then`.
+struct Fix {
+    label: DynamicLabel,
+    restore: i32,
+    then: DynamicLabel,
 }
 
 /// What a trap stub records before it returns the trap status.
@@ -132,6 +211,8 @@ struct Stub {
     label: DynamicLabel,
     kind: StubKind,
     offset: u32,
+    /// Fuel the code took before it jumped here, given back first.
+    restore: i32,
 }
 
 /// A back edge that charges fuel, emitted out of line after the body.
@@ -142,6 +223,25 @@ struct Edge {
     target: DynamicLabel,
     /// The target's code offset.
     to: u32,
+    /// Charge, poll and go on one by one (the slow path of a merged
+    /// edge), never merged with the target's checks.
+    exact: bool,
+}
+
+/// What an element access does.
+#[derive(Copy, Clone, Debug)]
+enum Elem {
+    /// Loads the element into the register.
+    Load(u8),
+    /// Stores the value into the element.
+    Store(Stored),
+}
+
+/// A value to store: a register or a constant.
+#[derive(Copy, Clone, Debug)]
+enum Stored {
+    R(u8),
+    I(i32),
 }
 
 /// The state of one function's generation.
@@ -175,11 +275,99 @@ struct Emit<'a> {
     polls: Vec<(DynamicLabel, u32, DynamicLabel)>,
     /// The function's index.
     index: u32,
+    /// Whether each instruction (in the order of `info.instrs`) is the
+    /// target of a jump: the operand stack is in its frame words there.
+    targets: Vec<bool>,
+    /// The check runs, at the index of their first instruction.
+    runs: Vec<Option<Run>>,
+    /// The out-of-line halves of the check runs.
+    slow_runs: Vec<SlowRun>,
+    /// The out-of-line fuel give-backs of the fast checks.
+    fixes: Vec<Fix>,
+    /// Whether `r14` holds the list heap (functions that touch lists).
+    heap_in_r14: bool,
+    /// The operand-stack slots from `base` up whose values are elsewhere
+    /// than their frame words (bottom first); the slots below `base` are
+    /// in their frame words.
+    held: Vec<Val>,
+    /// See [`Emit::held`].
+    base: u32,
+    /// False after an instruction that left the whole stack in its frame
+    /// words, or that does not fall through: the next one starts afresh
+    /// from the verifier's depth.
+    modelled: bool,
 }
 
 /// The System V argument registers for CVM arguments 0, 1 and 2 (after
 /// `ctx`, fuel and depth in `rdi`, `rsi`, `rdx`).
 const REG_ARGS: u32 = 3;
+
+/// Whether an opcode reads or writes list elements (through the heap).
+fn touches_lists(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Lde | Ste | LdeL | SteL | Ldx | Stx | LdxL | StxL | Forl | Forx | ForlB | ForxB
+    )
+}
+
+/// The checks an instruction of a [`Run`] makes: the `enter` operand (if
+/// an `enter`) and the fuel.
+fn run_checks(instr: Instr, fuel: bool) -> Option<(Option<u32>, u64)> {
+    let charge = |n: u64| if fuel { n } else { 0 };
+    match instr.opcode {
+        Opcode::Enter => Some((Some(instr.operands[0]), charge(1))),
+        Opcode::Fuel => Some((None, charge(u64::from(instr.operands[0])))),
+        _ => None,
+    }
+}
+
+/// The check runs of a function: each maximal sequence of reachable
+/// `enter` and `fuel` instructions that only its first may be jumped to,
+/// indexed by its first instruction. A run whose fuel does not fit an
+/// immediate is split in single instructions (checked as they come).
+fn check_runs(
+    info: &FunctionInfo,
+    targets: &[bool],
+    fuel: bool,
+    ops: &mut VecAssembler<X64Relocation>,
+) -> Vec<Option<Run>> {
+    let mut runs: Vec<Option<Run>> = vec![None; info.instrs.len()];
+    let mut n = 0;
+    while n < info.instrs.len() {
+        let first = &info.instrs[n];
+        if first.depth.is_none() || run_checks(first.instr, fuel).is_none() {
+            n += 1;
+            continue;
+        }
+        let mut run = Run {
+            items: Vec::new(),
+            deepest: None,
+            fuel: 0,
+            after: ops.new_dynamic_label(),
+        };
+        let mut m = n;
+        while let Some(i) = info.instrs.get(m) {
+            if i.depth.is_none() || (m > n && targets[m]) {
+                break;
+            }
+            let Some((deep, cost)) = run_checks(i.instr, fuel) else {
+                break;
+            };
+            let total = run.fuel.saturating_add(cost);
+            if m > n && total > i32::MAX as u64 / 2 {
+                break;
+            }
+            run.items.push((i.offset, i.instr));
+            run.deepest = run.deepest.max(deep);
+            run.fuel = total;
+            m += 1;
+        }
+        runs[n] = Some(run);
+        n = m;
+    }
+    runs
+}
 
 impl<'a> Emit<'a> {
     fn new(
@@ -225,6 +413,18 @@ impl<'a> Emit<'a> {
             Vec::new()
         };
         let osr = (!heads.is_empty()).then(|| (ops.new_dynamic_label(), heads.clone()));
+        let mut targets = vec![false; info.instrs.len()];
+        let mut heap_in_r14 = false;
+        for i in info.instrs.iter().filter(|i| i.depth.is_some()) {
+            if let Some(t) = i.instr.target() {
+                let k = info.instrs.partition_point(|j| j.offset < t);
+                if let Some(slot) = targets.get_mut(k) {
+                    *slot = true;
+                }
+            }
+            heap_in_r14 |= touches_lists(i.instr.opcode);
+        }
+        let runs = check_runs(info, &targets, t.checks.fuel, &mut ops);
         Ok(Emit {
             t,
             f,
@@ -243,6 +443,14 @@ impl<'a> Emit<'a> {
             heads,
             polls: Vec::new(),
             index: 0,
+            targets,
+            runs,
+            slow_runs: Vec::new(),
+            fixes: Vec::new(),
+            heap_in_r14,
+            held: Vec::new(),
+            base: 0,
+            modelled: false,
         })
     }
 
@@ -295,6 +503,9 @@ impl<'a> Emit<'a> {
             ; mov r12, rsi
             ; mov r13d, edx
         );
+        if self.heap_in_r14 {
+            dynasm!(self.ops ; .arch x64 ; mov r14, QWORD [rbx + offsets::HEAP]);
+        }
         let arity = self.f.arity();
         for k in 0..arity {
             let at = self.l(k);
@@ -373,10 +584,38 @@ impl<'a> Emit<'a> {
 
     fn body(&mut self, fail: &dyn Fn(String) -> JitError) -> Result<(), JitError> {
         let info = self.info;
+        let mut skip_to = 0;
         for (n, i) in info.instrs.iter().enumerate() {
             let Some(d) = i.depth else { continue };
+            if !self.modelled {
+                self.held.clear();
+                self.base = d;
+                self.modelled = true;
+            } else if self.targets[n] {
+                self.flush();
+            }
             let l = self.labels[n];
             dynasm!(self.ops ; .arch x64 ; =>l);
+            if self.base + self.held.len() as u32 != d {
+                return Err(fail(format!(
+                    "the stack model has depth {} at offset {}, the verifier {d}",
+                    self.base + self.held.len() as u32,
+                    i.offset
+                )));
+            }
+            if n < skip_to {
+                // Checked with its run.
+                continue;
+            }
+            if let Some(run) = self.runs[n].take() {
+                skip_to = n + run.items.len();
+                self.run(&run);
+                self.runs[n] = Some(run);
+                continue;
+            }
+            for slot in i.instr.slots_written() {
+                self.unhold_local(slot);
+            }
             self.instr(i.offset, i.instr, d, fail)?;
         }
         // Verified code never falls off the end; stop anyway.
@@ -407,11 +646,18 @@ impl<'a> Emit<'a> {
 
     /// A new trap stub; returns its label.
     fn stub(&mut self, kind: StubKind, offset: u32) -> DynamicLabel {
+        self.stub_restoring(kind, offset, 0)
+    }
+
+    /// A new trap stub that first gives back `restore` units of fuel the
+    /// code took; returns its label.
+    fn stub_restoring(&mut self, kind: StubKind, offset: u32, restore: i32) -> DynamicLabel {
         let label = self.ops.new_dynamic_label();
         self.stubs.push(Stub {
             label,
             kind,
             offset,
+            restore,
         });
         label
     }
@@ -427,8 +673,8 @@ impl<'a> Emit<'a> {
         }
     }
 
-    /// `eax := cc ? 1 : 0` after a comparison.
-    fn setcc(&mut self, cc: Cc) {
+    /// `dst := cc ? 1 : 0` after a comparison.
+    fn setcc(&mut self, cc: Cc, dst: u8) {
         match cc {
             Cc::E => dynasm!(self.ops ; .arch x64 ; sete al),
             Cc::Ne => dynasm!(self.ops ; .arch x64 ; setne al),
@@ -437,7 +683,304 @@ impl<'a> Emit<'a> {
             Cc::G => dynasm!(self.ops ; .arch x64 ; setg al),
             Cc::Ge => dynasm!(self.ops ; .arch x64 ; setge al),
         }
-        dynasm!(self.ops ; .arch x64 ; movzx eax, al);
+        dynasm!(self.ops ; .arch x64 ; movzx Rd(dst), al);
+    }
+
+    /// The operand of held slot `k`.
+    fn held_opnd(&self, k: usize) -> Opnd {
+        match self.held[k] {
+            Val::Mem => Opnd::M(self.s(self.base + k as u32)),
+            Val::Const(c) => Opnd::I(c),
+            Val::Local(slot) => Opnd::M(self.l(slot)),
+            Val::Reg(r) => Opnd::R(r),
+        }
+    }
+
+    /// Pops the top of the operand stack; its operand stays valid until
+    /// the next push.
+    fn pop(&mut self) -> Opnd {
+        if self.held.is_empty() {
+            self.base = self.base.saturating_sub(1);
+            Opnd::M(self.s(self.base))
+        } else {
+            let o = self.held_opnd(self.held.len() - 1);
+            self.held.pop();
+            o
+        }
+    }
+
+    /// The top of the operand stack.
+    fn peek(&self) -> Opnd {
+        match self.held.len() {
+            0 => Opnd::M(self.s(self.base.saturating_sub(1))),
+            n => self.held_opnd(n - 1),
+        }
+    }
+
+    /// Pushes `v`, storing the deepest held slot when too many are held.
+    fn push(&mut self, v: Val) {
+        self.held.push(v);
+        if self.held.len() > MAX_HELD {
+            let (o, at) = (self.held_opnd(0), self.s(self.base));
+            self.store(at, o);
+            self.held.remove(0);
+            self.base += 1;
+        }
+    }
+
+    /// Stores every held slot in its frame word (the layout at jump
+    /// targets, calls and the templates that address the stack).
+    fn flush(&mut self) {
+        for k in 0..self.held.len() {
+            if self.held[k] != Val::Mem {
+                let (o, at) = (self.held_opnd(k), self.s(self.base + k as u32));
+                self.store(at, o);
+            }
+        }
+        self.base += self.held.len() as u32;
+        self.held.clear();
+    }
+
+    /// Before frame slot `slot` is written: held copies of its value get
+    /// a register of their own.
+    fn unhold_local(&mut self, slot: u32) {
+        for k in 0..self.held.len() {
+            if self.held[k] == Val::Local(slot) {
+                let r = self.alloc(&[]);
+                self.load(r, Opnd::M(self.l(slot)));
+                self.held[k] = Val::Reg(r);
+            }
+        }
+    }
+
+    /// A register of [`POOL`] that holds no slot and is none of `avoid`;
+    /// when every one holds a slot, the deepest such slot is stored.
+    fn alloc(&mut self, avoid: &[Opnd]) -> u8 {
+        let busy = |held: &[Val], r: u8| held.contains(&Val::Reg(r)) || avoid.contains(&Opnd::R(r));
+        if let Some(&r) = POOL.iter().find(|&&r| !busy(&self.held, r)) {
+            return r;
+        }
+        // Every pool register holds a slot or is avoided; `avoid` names at
+        // most two, so some held slot's register is free to take.
+        let k = self
+            .held
+            .iter()
+            .position(|v| matches!(v, Val::Reg(r) if !avoid.contains(&Opnd::R(*r))))
+            .unwrap_or(0);
+        let (o, at) = (self.held_opnd(k), self.s(self.base + k as u32));
+        self.store(at, o);
+        let r = match self.held[k] {
+            Val::Reg(r) => r,
+            _ => POOL[0],
+        };
+        self.held[k] = Val::Mem;
+        r
+    }
+
+    /// `r := o`.
+    fn load(&mut self, r: u8, o: Opnd) {
+        match o {
+            Opnd::R(x) if x == r => {}
+            Opnd::R(x) => dynasm!(self.ops ; .arch x64 ; mov Rd(r), Rd(x)),
+            Opnd::I(c) => dynasm!(self.ops ; .arch x64 ; mov Rd(r), c),
+            Opnd::M(m) => dynasm!(self.ops ; .arch x64 ; mov Rd(r), DWORD [rsp + m]),
+        }
+    }
+
+    /// `[rsp + at] := o` (through `eax` from memory).
+    fn store(&mut self, at: i32, o: Opnd) {
+        match o {
+            Opnd::R(r) => dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + at], Rd(r)),
+            Opnd::I(c) => dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + at], c),
+            Opnd::M(m) if m == at => {}
+            Opnd::M(m) => dynasm!(self.ops
+                ; .arch x64
+                ; mov eax, DWORD [rsp + m]
+                ; mov DWORD [rsp + at], eax
+            ),
+        }
+    }
+
+    /// `r op= o` for the binary arithmetic opcodes, and `cmp r, o`.
+    fn alu(&mut self, op: Opcode, r: u8, o: Opnd) {
+        use Opcode::*;
+        match (op, o) {
+            (Add | AddL | AddI, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; add Rd(r), Rd(x)),
+            (Add | AddL | AddI, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; add Rd(r), c),
+            (Add | AddL | AddI, Opnd::M(m)) => {
+                dynasm!(self.ops ; .arch x64 ; add Rd(r), DWORD [rsp + m])
+            }
+            (Sub | SubL, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; sub Rd(r), Rd(x)),
+            (Sub | SubL, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; sub Rd(r), c),
+            (Sub | SubL, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; sub Rd(r), DWORD [rsp + m]),
+            (Mul | MulL | MulI, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; imul Rd(r), Rd(x)),
+            (Mul | MulL | MulI, Opnd::I(c)) => {
+                dynasm!(self.ops ; .arch x64 ; imul Rd(r), Rd(r), c)
+            }
+            (Mul | MulL | MulI, Opnd::M(m)) => {
+                dynasm!(self.ops ; .arch x64 ; imul Rd(r), DWORD [rsp + m])
+            }
+            (BitAnd, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; and Rd(r), Rd(x)),
+            (BitAnd, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; and Rd(r), c),
+            (BitAnd, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; and Rd(r), DWORD [rsp + m]),
+            (BitOr, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; or Rd(r), Rd(x)),
+            (BitOr, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; or Rd(r), c),
+            (BitOr, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; or Rd(r), DWORD [rsp + m]),
+            (BitXor, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; xor Rd(r), Rd(x)),
+            (BitXor, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; xor Rd(r), c),
+            (BitXor, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; xor Rd(r), DWORD [rsp + m]),
+            (_, Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; cmp Rd(r), Rd(x)),
+            (_, Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; cmp Rd(r), c),
+            (_, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; cmp Rd(r), DWORD [rsp + m]),
+        }
+    }
+
+    /// Sets the flags as `cmp a, b` does.
+    fn compare(&mut self, a: Opnd, b: Opnd) {
+        match (a, b) {
+            (Opnd::R(r), _) => self.alu(Opcode::Eq, r, b),
+            (Opnd::M(m), Opnd::R(x)) => dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + m], Rd(x)),
+            (Opnd::M(m), Opnd::I(c)) => dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + m], c),
+            _ => {
+                self.load(EAX, a);
+                self.alu(Opcode::Eq, EAX, b);
+            }
+        }
+    }
+
+    /// Pops two operands, applies the binary arithmetic `op` and pushes
+    /// the result (folded when both are constants).
+    fn binary(&mut self, op: Opcode, b: Opnd) {
+        use Opcode::*;
+        let a = self.pop();
+        if let (Opnd::I(x), Opnd::I(y)) = (a, b) {
+            let v = match op {
+                Add | AddL | AddI => x.wrapping_add(y),
+                Sub | SubL => x.wrapping_sub(y),
+                Mul | MulL | MulI => x.wrapping_mul(y),
+                BitAnd => x & y,
+                BitOr => x | y,
+                _ => x ^ y,
+            };
+            self.push(Val::Const(v));
+            return;
+        }
+        let commutes = !matches!(op, Sub | SubL);
+        let (a, b) = match (a, b) {
+            (Opnd::R(_), _) => (a, b),
+            (_, Opnd::R(_)) if commutes => (b, a),
+            _ => (a, b),
+        };
+        let r = match a {
+            Opnd::R(r) => r,
+            _ => self.alloc(&[b]),
+        };
+        self.load(r, a);
+        self.alu(op, r, b);
+        self.push(Val::Reg(r));
+    }
+
+    /// The checks of a run at its place in the body: one by one for a
+    /// single instruction, else at once with the one-by-one checks out of
+    /// line.
+    fn run(&mut self, run: &Run) {
+        if let [(offset, instr)] = run.items[..] {
+            self.check_one(offset, instr);
+        } else {
+            let slow = self.ops.new_dynamic_label();
+            self.fast_checks(run.deepest, run.fuel, slow, None, None);
+            self.slow_runs.push(SlowRun {
+                slow,
+                items: run.items.clone(),
+                after: run.after,
+            });
+        }
+        let after = run.after;
+        dynasm!(self.ops ; .arch x64 ; =>after);
+    }
+
+    /// The checks of one `enter` or `fuel` instruction.
+    fn check_one(&mut self, offset: u32, instr: Instr) {
+        match instr.opcode {
+            Opcode::Enter => self.call_checks(instr.operands[0], 1, offset),
+            _ => self.charge(u64::from(instr.operands[0]), offset),
+        }
+    }
+
+    /// The fast path of a run (or of a back edge and the run at its
+    /// target): the deepest `enter`, then `fuel` units (at most
+    /// `i32::MAX`) at once; on failure to `slow` (with the fuel given
+    /// back first). When `poll` is given, then counts the back edge and,
+    /// when it is time to poll, gives back `poll.1` units and goes to
+    /// `poll.0`. When all pass, goes on at `go` (or falls through).
+    fn fast_checks(
+        &mut self,
+        deepest: Option<u32>,
+        fuel: u64,
+        slow: DynamicLabel,
+        poll: Option<(DynamicLabel, u64)>,
+        go: Option<DynamicLabel>,
+    ) {
+        let mut list = Vec::with_capacity(3);
+        if let Some(k) = deepest {
+            list.push(Check::Depth(k.min(i32::MAX as u32) as i32, slow));
+        }
+        if fuel > 0 {
+            let fix = self.ops.new_dynamic_label();
+            self.fixes.push(Fix {
+                label: fix,
+                restore: fuel as i32,
+                then: slow,
+            });
+            list.push(Check::Fuel(fuel as i32, fix));
+        }
+        if let Some((pollpath, back)) = poll {
+            let give = self.ops.new_dynamic_label();
+            self.fixes.push(Fix {
+                label: give,
+                restore: back as i32,
+                then: pollpath,
+            });
+            list.push(Check::Poll(give));
+        }
+        self.checks(&list, go);
+    }
+
+    /// The checks in order, each going to its label when it fails; when
+    /// all pass, on at `go` (the last check jumps there when it passes
+    /// and to its label with a plain jump otherwise), or falling through.
+    fn checks(&mut self, list: &[Check], go: Option<DynamicLabel>) {
+        for (n, &check) in list.iter().enumerate() {
+            let last = if n + 1 == list.len() { go } else { None };
+            match (check, last) {
+                (Check::Depth(k, fail), None) => {
+                    dynasm!(self.ops ; .arch x64 ; cmp r13d, k ; jbe =>fail)
+                }
+                (Check::Depth(k, fail), Some(go)) => {
+                    dynasm!(self.ops ; .arch x64 ; cmp r13d, k ; ja =>go ; jmp =>fail)
+                }
+                (Check::Fuel(k, fail), None) => {
+                    dynasm!(self.ops ; .arch x64 ; sub r12, k ; jb =>fail)
+                }
+                (Check::Fuel(k, fail), Some(go)) => {
+                    dynasm!(self.ops ; .arch x64 ; sub r12, k ; jae =>go ; jmp =>fail)
+                }
+                (Check::Poll(fail), None) => dynasm!(self.ops
+                    ; .arch x64
+                    ; sub DWORD [rbx + offsets::POLL], 1
+                    ; jz =>fail
+                ),
+                (Check::Poll(fail), Some(go)) => dynasm!(self.ops
+                    ; .arch x64
+                    ; sub DWORD [rbx + offsets::POLL], 1
+                    ; jnz =>go
+                    ; jmp =>fail
+                ),
+            }
+        }
+        if let (true, Some(go)) = (list.is_empty(), go) {
+            dynasm!(self.ops ; .arch x64 ; jmp =>go);
+        }
     }
 
     /// Charges `n` units of fuel, or stops with out-of-fuel at `offset`.
@@ -445,15 +988,19 @@ impl<'a> Emit<'a> {
         if n == 0 || !self.t.checks.fuel {
             return;
         }
-        let stop = self.stub(StubKind::Plain(trap::OUT_OF_FUEL), offset);
         match i32::try_from(n) {
-            Ok(k) => dynasm!(self.ops
-                ; .arch x64
-                ; cmp r12, k
-                ; jb =>stop
-                ; sub r12, k
-            ),
+            Ok(k) => {
+                // The subtraction borrows exactly when the fuel left is
+                // less than the charge; the stub gives the charge back.
+                let stop = self.stub_restoring(StubKind::Plain(trap::OUT_OF_FUEL), offset, k);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; sub r12, k
+                    ; jb =>stop
+                );
+            }
             Err(_) => {
+                let stop = self.stub(StubKind::Plain(trap::OUT_OF_FUEL), offset);
                 // No run has 2^63 units: a larger cost can never be paid.
                 let k = i64::try_from(n).unwrap_or(i64::MAX);
                 dynasm!(self.ops
@@ -488,6 +1035,7 @@ impl<'a> Emit<'a> {
             cost,
             target: dest,
             to: target,
+            exact: false,
         });
         Ok(label)
     }
@@ -501,28 +1049,65 @@ impl<'a> Emit<'a> {
     ) -> Result<(), JitError> {
         let dest = self.label_at(target, fail)?;
         let cost = self.info.jump_fuel(offset, target);
-        self.charge(cost, offset);
-        if target <= offset {
-            self.poll(target, dest);
-        }
-        dynasm!(self.ops ; .arch x64 ; jmp =>dest);
+        self.take_jump(offset, cost, target, dest, false);
         Ok(())
     }
 
-    /// At a back edge to loop header `target` (label `dest`), in code with
-    /// entries for on-stack replacement: counts the back edge and polls for
-    /// better code every [`crate::context::POLL_EVERY`] of them.
-    fn poll(&mut self, target: u32, dest: DynamicLabel) {
-        if self.heads.binary_search(&target).is_err() {
+    /// The code of a jump from `offset` to `target` (label `dest`) that
+    /// charges `cost`: the charge, at a back edge to a loop header of
+    /// [`Emit::heads`] the poll (a countdown that calls the poll shim every
+    /// [`crate::context::POLL_EVERY`] back edges), and the jump; unless
+    /// `exact`, a back edge to a check run makes all its checks at once
+    /// and goes on after the run, with the exact order out of line.
+    fn take_jump(&mut self, offset: u32, cost: u64, target: u32, dest: DynamicLabel, exact: bool) {
+        let k = self.info.instrs.partition_point(|i| i.offset < target);
+        let merged = match self.runs.get(k) {
+            Some(Some(run))
+                if !exact
+                    && cost > 0
+                    && target <= offset
+                    && cost.saturating_add(run.fuel) <= i32::MAX as u64 =>
+            {
+                Some((run.deepest, run.fuel, run.after))
+            }
+            _ => None,
+        };
+        let Some((deepest, fuel, after)) = merged else {
+            let mut list = Vec::with_capacity(2);
+            match i32::try_from(cost) {
+                Ok(k) if k > 0 && self.t.checks.fuel => {
+                    let stop = self.stub_restoring(StubKind::Plain(trap::OUT_OF_FUEL), offset, k);
+                    list.push(Check::Fuel(k, stop));
+                }
+                _ => self.charge(cost, offset),
+            }
+            if target <= offset && self.heads.binary_search(&target).is_ok() {
+                let label = self.ops.new_dynamic_label();
+                self.polls.push((label, target, dest));
+                list.push(Check::Poll(label));
+            }
+            self.checks(&list, Some(dest));
             return;
-        }
-        let label = self.ops.new_dynamic_label();
-        dynasm!(self.ops
-            ; .arch x64
-            ; sub DWORD [rbx + offsets::POLL], 1
-            ; jz =>label
-        );
-        self.polls.push((label, target, dest));
+        };
+        let slow = self.ops.new_dynamic_label();
+        let poll = if self.heads.binary_search(&target).is_ok() {
+            // Time to poll: the run's fuel goes back, and the poll's
+            // "not switched" goes on at the run, which charges it again.
+            let pollpath = self.ops.new_dynamic_label();
+            self.polls.push((pollpath, target, dest));
+            Some((pollpath, fuel))
+        } else {
+            None
+        };
+        self.fast_checks(deepest, cost + fuel, slow, poll, Some(after));
+        self.edges.push(Edge {
+            label: slow,
+            offset,
+            cost,
+            target: dest,
+            to: target,
+            exact: true,
+        });
     }
 
     /// A conditional jump to `target` on `cc` (flags set).
@@ -591,66 +1176,119 @@ impl<'a> Emit<'a> {
         self.charge(cost, offset);
     }
 
-    /// Loads element `eax` of module list `list` into `eax` (`load`) or
-    /// stores `r10d` into it, bounds-checked.
-    fn module_elem(&mut self, list: u32, load: bool, offset: u32) {
+    /// Element `idx` of module list `list`: loaded into `dst` or stored,
+    /// bounds-checked (a constant index in range needs no check).
+    fn module_elem(&mut self, list: u32, idx: Opnd, op: Elem, offset: u32) {
         let ListSlice { base, slots } = self.t.initial.lists[list as usize];
+        if let Opnd::I(c) = idx {
+            let at = i64::from(base) * 4 + i64::from(c) * 4;
+            if let (true, Ok(at)) = ((c as u32) < slots, i32::try_from(at)) {
+                match op {
+                    Elem::Load(dst) => {
+                        dynasm!(self.ops ; .arch x64 ; mov Rd(dst), DWORD [r14 + at])
+                    }
+                    Elem::Store(Stored::I(k)) => {
+                        dynasm!(self.ops ; .arch x64 ; mov DWORD [r14 + at], k)
+                    }
+                    Elem::Store(Stored::R(v)) => {
+                        dynasm!(self.ops ; .arch x64 ; mov DWORD [r14 + at], Rd(v))
+                    }
+                }
+                return;
+            }
+        }
+        let r = match idx {
+            Opnd::R(r) => r,
+            _ => {
+                self.load(EAX, idx);
+                EAX
+            }
+        };
         if self.t.checks.bounds {
             let slots = slots as i32;
-            let out = self.stub(StubKind::Bounds(Word::Eax, Word::Imm(slots)), offset);
+            let out = self.stub(StubKind::Bounds(Word::Reg(r), Word::Imm(slots)), offset);
             dynasm!(self.ops
                 ; .arch x64
-                ; cmp eax, slots
+                ; cmp Rd(r), slots
                 ; jae =>out
             );
         }
         let disp = (base as i32).wrapping_mul(4);
-        dynasm!(self.ops
-            ; .arch x64
-            ; mov rdx, QWORD [rbx + offsets::HEAP]
-        );
-        if load {
-            dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rdx + rax * 4 + disp]);
-        } else {
-            dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + rax * 4 + disp], r10d);
+        self.heap_access(r, disp, op);
+    }
+
+    /// `dst := [r14 + r*4 + disp]` or the store of the value.
+    fn heap_access(&mut self, r: u8, disp: i32, op: Elem) {
+        match op {
+            Elem::Load(dst) => {
+                dynasm!(self.ops ; .arch x64 ; mov Rd(dst), DWORD [r14 + Rq(r) * 4 + disp])
+            }
+            Elem::Store(Stored::I(k)) => {
+                dynasm!(self.ops ; .arch x64 ; mov DWORD [r14 + Rq(r) * 4 + disp], k)
+            }
+            Elem::Store(Stored::R(v)) => {
+                dynasm!(self.ops ; .arch x64 ; mov DWORD [r14 + Rq(r) * 4 + disp], Rd(v))
+            }
+        }
+    }
+
+    /// The value to store as a register or a constant (from memory
+    /// through `r10d`).
+    fn value(&mut self, o: Opnd) -> Stored {
+        match o {
+            Opnd::M(_) => {
+                self.load(10, o);
+                Stored::R(10)
+            }
+            Opnd::R(r) => Stored::R(r),
+            Opnd::I(c) => Stored::I(c),
         }
     }
 
     /// Puts the base of the list referenced by `ecx` in `r8d` and its slot
     /// count in `r9d`.
     fn slice_of_ecx(&mut self) {
-        let size = offsets::SLICE_SIZE as i32;
-        dynasm!(self.ops
-            ; .arch x64
-            ; mov rdx, QWORD [rbx + offsets::LISTS]
-            ; imul ecx, ecx, size
-            ; mov r8d, DWORD [rdx + rcx + offsets::SLICE_BASE]
-            ; mov r9d, DWORD [rdx + rcx + offsets::SLICE_SLOTS]
-        );
-    }
-
-    /// Loads element `eax` of the list referenced by `ecx` into `eax`
-    /// (`load`) or stores `r10d` into it, bounds-checked.
-    fn ref_elem(&mut self, load: bool, offset: u32) {
-        self.slice_of_ecx();
-        if self.t.checks.bounds {
-            let out = self.stub(StubKind::Bounds(Word::Eax, Word::R9), offset);
+        dynasm!(self.ops ; .arch x64 ; mov rdx, QWORD [rbx + offsets::LISTS]);
+        if offsets::SLICE_SIZE == 8 {
             dynasm!(self.ops
                 ; .arch x64
-                ; cmp eax, r9d
+                ; mov r8d, DWORD [rdx + rcx * 8 + offsets::SLICE_BASE]
+                ; mov r9d, DWORD [rdx + rcx * 8 + offsets::SLICE_SLOTS]
+            );
+        } else {
+            let size = offsets::SLICE_SIZE as i32;
+            dynasm!(self.ops
+                ; .arch x64
+                ; imul ecx, ecx, size
+                ; mov r8d, DWORD [rdx + rcx + offsets::SLICE_BASE]
+                ; mov r9d, DWORD [rdx + rcx + offsets::SLICE_SLOTS]
+            );
+        }
+    }
+
+    /// Element `idx` of the list referenced by `list`: loaded into `dst`
+    /// or stored, bounds-checked.
+    fn ref_elem(&mut self, list: Opnd, idx: Opnd, op: Elem, offset: u32) {
+        self.load(1, list);
+        self.slice_of_ecx();
+        let r = match idx {
+            Opnd::R(r) => r,
+            _ => {
+                self.load(EAX, idx);
+                EAX
+            }
+        };
+        if self.t.checks.bounds {
+            let out = self.stub(StubKind::Bounds(Word::Reg(r), Word::Reg(9)), offset);
+            dynasm!(self.ops
+                ; .arch x64
+                ; cmp Rd(r), r9d
                 ; jae =>out
             );
         }
-        dynasm!(self.ops
-            ; .arch x64
-            ; add eax, r8d
-            ; mov rdx, QWORD [rbx + offsets::HEAP]
-        );
-        if load {
-            dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rdx + rax * 4]);
-        } else {
-            dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + rax * 4], r10d);
-        }
+        // `r` is `eax` or the register of a popped slot: free to change.
+        dynasm!(self.ops ; .arch x64 ; add Rd(r), r8d);
+        self.heap_access(r, 0, op);
     }
 
     /// A for-in step's test over the list with base `r8d` and slot count
@@ -667,13 +1305,11 @@ impl<'a> Emit<'a> {
             ; cmp eax, r9d
             ; jae =>none
             ; lea ecx, [rax + r8]
-            ; mov rdx, QWORD [rbx + offsets::HEAP]
-            ; mov ecx, DWORD [rdx + rcx * 4]
+            ; mov ecx, DWORD [r14 + rcx * 4]
             ; cmp ecx, -1
             ; je =>none
             ; mov DWORD [rsp + s], ecx
-            ; add eax, 1
-            ; mov DWORD [rsp + c], eax
+            ; add DWORD [rsp + c], 1
         );
     }
 
@@ -696,32 +1332,62 @@ impl<'a> Emit<'a> {
         }
     }
 
-    /// `eax op= [rsp + b]` for the binary arithmetic opcodes.
-    fn arith(&mut self, op: Opcode, b: i32) {
-        match op {
-            Opcode::Add | Opcode::AddL => dynasm!(self.ops ; .arch x64 ; add eax, DWORD [rsp + b]),
-            Opcode::Sub | Opcode::SubL => dynasm!(self.ops ; .arch x64 ; sub eax, DWORD [rsp + b]),
-            Opcode::Mul | Opcode::MulL => dynasm!(self.ops ; .arch x64 ; imul eax, DWORD [rsp + b]),
-            Opcode::BitAnd => dynasm!(self.ops ; .arch x64 ; and eax, DWORD [rsp + b]),
-            Opcode::BitOr => dynasm!(self.ops ; .arch x64 ; or eax, DWORD [rsp + b]),
-            _ => dynasm!(self.ops ; .arch x64 ; xor eax, DWORD [rsp + b]),
-        }
-    }
-
-    /// `eax := [rsp + a] / ecx` (or the remainder), `ecx` not zero: in 64
-    /// bits, where `i32::MIN / -1` cannot overflow (it wraps, and the
-    /// remainder is 0, as the CVM says).
-    fn divide(&mut self, a: i32, rem: bool) {
+    /// `eax := eax / ecx` (or the remainder), `ecx` not zero: in 64 bits,
+    /// where `i32::MIN / -1` cannot overflow (it wraps, and the remainder
+    /// is 0, as the CVM says); the result is pushed in a register.
+    fn divide(&mut self, rem: bool) {
         dynasm!(self.ops
             ; .arch x64
-            ; movsxd rax, DWORD [rsp + a]
+            ; movsxd rax, eax
             ; movsxd rcx, ecx
             ; cqo
             ; idiv rcx
         );
+        let r = self.alloc(&[]);
         if rem {
-            dynasm!(self.ops ; .arch x64 ; mov eax, edx);
+            dynasm!(self.ops ; .arch x64 ; mov Rd(r), edx);
+        } else {
+            dynasm!(self.ops ; .arch x64 ; mov Rd(r), eax);
         }
+        self.push(Val::Reg(r));
+    }
+
+    /// Pushes `op` (`neg`, `not`) of the popped operand `a`.
+    fn unary_of(&mut self, op: Opcode, a: Opnd) {
+        if let Opnd::I(c) = a {
+            let v = if op == Opcode::BitNot {
+                !c
+            } else {
+                c.wrapping_neg()
+            };
+            self.push(Val::Const(v));
+            return;
+        }
+        let r = self.pop_reg_of(a);
+        if op == Opcode::BitNot {
+            dynasm!(self.ops ; .arch x64 ; not Rd(r));
+        } else {
+            dynasm!(self.ops ; .arch x64 ; neg Rd(r));
+        }
+        self.push(Val::Reg(r));
+    }
+
+    /// A register holding the popped operand `a`: its own, or a new one.
+    fn pop_reg_of(&mut self, a: Opnd) -> u8 {
+        let r = match a {
+            Opnd::R(r) => r,
+            _ => self.alloc(&[]),
+        };
+        self.load(r, a);
+        r
+    }
+
+    /// Pushes the truth of `a cc b` as 1 or 0.
+    fn set_compare(&mut self, cc: Cc, a: Opnd, b: Opnd) {
+        let r = self.alloc(&[a, b]);
+        self.compare(a, b);
+        self.setcc(cc, r);
+        self.push(Val::Reg(r));
     }
 
     fn instr(
@@ -734,52 +1400,60 @@ impl<'a> Emit<'a> {
         use Opcode::*;
         let ops = instr.operands;
         let imm = ops[0] as i32;
-        // Stack slots the templates name (only those that exist are used).
+        // Stack slots the templates that work on the stored stack name
+        // (only those that exist are used).
         let top = self.s(d.saturating_sub(1));
-        let second = self.s(d.saturating_sub(2));
-        let third = self.s(d.saturating_sub(3));
-        let push = self.s(d);
         match instr.opcode {
-            Nop | Pop => {}
-            Push | Lref => dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + push], imm),
-            Dup => dynasm!(self.ops
-                ; .arch x64
-                ; mov eax, DWORD [rsp + top]
-                ; mov DWORD [rsp + push], eax
-            ),
-            Swap => dynasm!(self.ops
-                ; .arch x64
-                ; mov eax, DWORD [rsp + second]
-                ; mov ecx, DWORD [rsp + top]
-                ; mov DWORD [rsp + second], ecx
-                ; mov DWORD [rsp + top], eax
-            ),
-            Ldl => {
-                let l = self.l(ops[0]);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + l]
-                    ; mov DWORD [rsp + push], eax
-                );
+            Nop => {}
+            Pop => {
+                self.pop();
             }
-            Stl | Tee => {
-                let l = self.l(ops[0]);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + top]
-                    ; mov DWORD [rsp + l], eax
-                );
+            Push | Lref => self.push(Val::Const(imm)),
+            Dup => {
+                let o = self.peek();
+                let v = match (o, self.held.last()) {
+                    (Opnd::I(c), _) => Val::Const(c),
+                    (_, Some(&Val::Local(slot))) => Val::Local(slot),
+                    _ => {
+                        let r = self.alloc(&[o]);
+                        self.load(r, o);
+                        Val::Reg(r)
+                    }
+                };
+                self.push(v);
+            }
+            Swap => {
+                let b = self.pop();
+                let a = self.pop();
+                // A value in a frame word moves to a register first (the
+                // word is the other slot's, or a frame slot's).
+                for o in [b, a] {
+                    let v = match o {
+                        Opnd::I(c) => Val::Const(c),
+                        Opnd::R(r) => Val::Reg(r),
+                        Opnd::M(_) => {
+                            let r = self.alloc(&[a, b]);
+                            self.load(r, o);
+                            Val::Reg(r)
+                        }
+                    };
+                    self.push(v);
+                }
+            }
+            Ldl => self.push(Val::Local(ops[0])),
+            Stl => {
+                let o = self.pop();
+                let at = self.l(ops[0]);
+                self.store(at, o);
+            }
+            Tee => {
+                let o = self.peek();
+                let at = self.l(ops[0]);
+                self.store(at, o);
             }
             Ldl2 => {
-                let (a, b) = (self.l(ops[0]), self.l(ops[1]));
-                let push2 = self.s(d + 1);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + a]
-                    ; mov ecx, DWORD [rsp + b]
-                    ; mov DWORD [rsp + push], eax
-                    ; mov DWORD [rsp + push2], ecx
-                );
+                self.push(Val::Local(ops[0]));
+                self.push(Val::Local(ops[1]));
             }
             Incl => {
                 let l = self.l(ops[0]);
@@ -790,202 +1464,218 @@ impl<'a> Emit<'a> {
                 dynasm!(self.ops ; .arch x64 ; sub DWORD [rsp + l], 1);
             }
             Add | Sub | Mul | BitAnd | BitOr | BitXor => {
-                dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + second]);
-                self.arith(instr.opcode, top);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + second], eax);
+                let b = self.pop();
+                self.binary(instr.opcode, b);
             }
             AddL | SubL | MulL => {
-                let l = self.l(ops[0]);
-                dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + top]);
-                self.arith(instr.opcode, l);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + top], eax);
+                let b = Opnd::M(self.l(ops[0]));
+                self.binary(instr.opcode, b);
+            }
+            AddI | MulI => self.binary(instr.opcode, Opnd::I(imm)),
+            LdlAddI => {
+                let r = self.alloc(&[]);
+                self.load(r, Opnd::M(self.l(ops[0])));
+                self.alu(AddI, r, Opnd::I(ops[1] as i32));
+                self.push(Val::Reg(r));
             }
             Div | Mod => {
+                let b = self.pop();
+                let a = self.pop();
                 let zero = self.stub(StubKind::Plain(trap::DIV_ZERO), offset);
+                self.load(1, b);
                 dynasm!(self.ops
                     ; .arch x64
-                    ; mov ecx, DWORD [rsp + top]
                     ; test ecx, ecx
                     ; jz =>zero
                 );
-                self.divide(second, instr.opcode == Mod);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + second], eax);
+                self.load(EAX, a);
+                self.divide(instr.opcode == Mod);
             }
-            DivI | ModI => match imm {
-                0 => {
-                    let zero = self.stub(StubKind::Plain(trap::DIV_ZERO), offset);
-                    dynasm!(self.ops ; .arch x64 ; jmp =>zero);
+            DivI | ModI => {
+                let a = self.pop();
+                match (imm, a) {
+                    (0, _) => {
+                        let zero = self.stub(StubKind::Plain(trap::DIV_ZERO), offset);
+                        dynasm!(self.ops ; .arch x64 ; jmp =>zero);
+                        self.push(Val::Const(0));
+                    }
+                    (k, Opnd::I(c)) if instr.opcode == DivI => {
+                        self.push(Val::Const(c.wrapping_div(k)))
+                    }
+                    (k, Opnd::I(c)) => self.push(Val::Const(c.wrapping_rem(k))),
+                    (-1, _) if instr.opcode == DivI => self.unary_of(Neg, a),
+                    (-1, _) => self.push(Val::Const(0)),
+                    (k, _) => {
+                        self.load(EAX, a);
+                        dynasm!(self.ops ; .arch x64 ; mov ecx, k);
+                        self.divide(instr.opcode == ModI);
+                    }
                 }
-                -1 if instr.opcode == DivI => dynasm!(self.ops ; .arch x64 ; neg DWORD [rsp + top]),
-                -1 => dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + top], 0),
-                k => {
-                    dynasm!(self.ops ; .arch x64 ; mov ecx, k);
-                    self.divide(top, instr.opcode == ModI);
-                    dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + top], eax);
-                }
-            },
-            Neg => dynasm!(self.ops ; .arch x64 ; neg DWORD [rsp + top]),
-            BitNot => dynasm!(self.ops ; .arch x64 ; not DWORD [rsp + top]),
+            }
+            Neg | BitNot => {
+                let a = self.pop();
+                self.unary_of(instr.opcode, a);
+            }
             Eq | Ne | Lt | Le | Gt | Ge => {
                 let cc = Cc::of_op(instr.opcode, fail)?;
+                let b = self.pop();
+                let a = self.pop();
+                match (a, b, instr.opcode.compare()) {
+                    (Opnd::I(x), Opnd::I(y), Some(c)) => {
+                        self.push(Val::Const(i32::from(c.rel.holds(x, y))))
+                    }
+                    _ => self.set_compare(cc, a, b),
+                }
+            }
+            LNot => match self.pop() {
+                Opnd::I(c) => self.push(Val::Const(i32::from(c == 0))),
+                a => self.set_compare(Cc::E, a, Opnd::I(0)),
+            },
+            Ldg => {
+                let g = (ops[0] as i32).wrapping_mul(4);
+                let r = self.alloc(&[]);
                 dynasm!(self.ops
                     ; .arch x64
-                    ; mov ecx, DWORD [rsp + second]
-                    ; cmp ecx, DWORD [rsp + top]
+                    ; mov rdx, QWORD [rbx + offsets::GLOBALS]
+                    ; mov Rd(r), DWORD [rdx + g]
                 );
-                self.setcc(cc);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + second], eax);
+                self.push(Val::Reg(r));
             }
-            LNot => {
-                dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + top], 0);
-                self.setcc(Cc::E);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + top], eax);
+            Stg => {
+                let g = (ops[0] as i32).wrapping_mul(4);
+                let v = self.pop();
+                let v = self.value(v);
+                dynasm!(self.ops ; .arch x64 ; mov rdx, QWORD [rbx + offsets::GLOBALS]);
+                match v {
+                    Stored::I(k) => dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + g], k),
+                    Stored::R(r) => dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + g], Rd(r)),
+                }
             }
-            AddI => dynasm!(self.ops ; .arch x64 ; add DWORD [rsp + top], imm),
-            LdlAddI => {
-                let l = self.l(ops[0]);
-                let k = ops[1] as i32;
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + l]
-                    ; add eax, k
-                    ; mov DWORD [rsp + push], eax
-                );
-            }
-            MulI => dynasm!(self.ops
-                ; .arch x64
-                ; imul eax, DWORD [rsp + top], imm
-                ; mov DWORD [rsp + top], eax
-            ),
-            Ldg | Stg | Incg | Decg => {
+            Incg | Decg => {
                 let g = (ops[0] as i32).wrapping_mul(4);
                 dynasm!(self.ops ; .arch x64 ; mov rdx, QWORD [rbx + offsets::GLOBALS]);
-                match instr.opcode {
-                    Ldg => dynasm!(self.ops
-                        ; .arch x64
-                        ; mov eax, DWORD [rdx + g]
-                        ; mov DWORD [rsp + push], eax
-                    ),
-                    Stg => dynasm!(self.ops
-                        ; .arch x64
-                        ; mov eax, DWORD [rsp + top]
-                        ; mov DWORD [rdx + g], eax
-                    ),
-                    Incg => dynasm!(self.ops ; .arch x64 ; add DWORD [rdx + g], 1),
-                    _ => dynasm!(self.ops ; .arch x64 ; sub DWORD [rdx + g], 1),
+                if instr.opcode == Incg {
+                    dynasm!(self.ops ; .arch x64 ; add DWORD [rdx + g], 1);
+                } else {
+                    dynasm!(self.ops ; .arch x64 ; sub DWORD [rdx + g], 1);
                 }
             }
             Lde => {
-                dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + top]);
-                self.module_elem(ops[0], true, offset);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + top], eax);
+                let idx = self.pop();
+                let r = match idx {
+                    Opnd::R(r) => r,
+                    _ => self.alloc(&[]),
+                };
+                self.module_elem(ops[0], idx, Elem::Load(r), offset);
+                self.push(Val::Reg(r));
             }
             Ste => {
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + second]
-                    ; mov r10d, DWORD [rsp + top]
-                );
-                self.module_elem(ops[0], false, offset);
+                let v = self.pop();
+                let idx = self.pop();
+                let v = self.value(v);
+                self.module_elem(ops[0], idx, Elem::Store(v), offset);
             }
             LdeL => {
-                let i = self.l(ops[1]);
-                dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + i]);
-                self.module_elem(ops[0], true, offset);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + push], eax);
+                let idx = Opnd::M(self.l(ops[1]));
+                let r = self.alloc(&[]);
+                self.module_elem(ops[0], idx, Elem::Load(r), offset);
+                self.push(Val::Reg(r));
             }
             SteL => {
-                let i = self.l(ops[1]);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + i]
-                    ; mov r10d, DWORD [rsp + top]
-                );
-                self.module_elem(ops[0], false, offset);
+                let v = self.pop();
+                let v = self.value(v);
+                let idx = Opnd::M(self.l(ops[1]));
+                self.module_elem(ops[0], idx, Elem::Store(v), offset);
             }
             Ldx => {
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov ecx, DWORD [rsp + second]
-                    ; mov eax, DWORD [rsp + top]
-                );
-                self.ref_elem(true, offset);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + second], eax);
+                let idx = self.pop();
+                let list = self.pop();
+                let r = match idx {
+                    Opnd::R(r) => r,
+                    _ => self.alloc(&[list]),
+                };
+                self.ref_elem(list, idx, Elem::Load(r), offset);
+                self.push(Val::Reg(r));
             }
             Stx => {
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov ecx, DWORD [rsp + third]
-                    ; mov eax, DWORD [rsp + second]
-                    ; mov r10d, DWORD [rsp + top]
-                );
-                self.ref_elem(false, offset);
+                let v = self.pop();
+                let idx = self.pop();
+                let list = self.pop();
+                let v = self.value(v);
+                self.ref_elem(list, idx, Elem::Store(v), offset);
             }
             LdxL => {
-                let (r, i) = (self.l(ops[0]), self.l(ops[1]));
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov ecx, DWORD [rsp + r]
-                    ; mov eax, DWORD [rsp + i]
-                );
-                self.ref_elem(true, offset);
-                dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + push], eax);
+                let (list, idx) = (Opnd::M(self.l(ops[0])), Opnd::M(self.l(ops[1])));
+                let r = self.alloc(&[]);
+                self.ref_elem(list, idx, Elem::Load(r), offset);
+                self.push(Val::Reg(r));
             }
             StxL => {
-                let (r, i) = (self.l(ops[0]), self.l(ops[1]));
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov ecx, DWORD [rsp + r]
-                    ; mov eax, DWORD [rsp + i]
-                    ; mov r10d, DWORD [rsp + top]
-                );
-                self.ref_elem(false, offset);
+                let v = self.pop();
+                let v = self.value(v);
+                let (list, idx) = (Opnd::M(self.l(ops[0])), Opnd::M(self.l(ops[1])));
+                self.ref_elem(list, idx, Elem::Store(v), offset);
             }
             Forl | Forx => {
+                self.flush();
                 self.for_list(instr);
                 let exit = self.edge(offset, ops[2], fail)?;
                 self.for_elem(ops[1], d, exit);
+                self.modelled = false;
             }
             ForlB | ForxB => {
+                self.flush();
                 self.for_list(instr);
                 let none = self.ops.new_dynamic_label();
                 self.for_elem(ops[1], d, none);
                 self.jump(offset, ops[2], fail)?;
                 dynasm!(self.ops ; .arch x64 ; =>none);
+                self.modelled = false;
             }
             Halt => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbx + offsets::FUEL_LEFT], r12);
                 self.ret_status(STATUS_HALT);
+                self.modelled = false;
             }
-            Fuel => self.charge(u64::from(ops[0]), offset),
-            Jmp => self.jump(offset, ops[0], fail)?,
+            Enter | Fuel => self.check_one(offset, instr),
+            Jmp => {
+                self.flush();
+                self.jump(offset, ops[0], fail)?;
+                self.modelled = false;
+            }
             Jz | Jnz => {
-                dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + top], 0);
+                let a = self.pop();
+                self.flush();
+                self.compare(a, Opnd::I(0));
                 let cc = if instr.opcode == Jz { Cc::E } else { Cc::Ne };
                 self.branch(cc, offset, ops[0], fail)?;
             }
             Case => {
+                self.flush();
                 dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + top], imm);
                 self.branch(Cc::E, offset, ops[1], fail)?;
+                self.modelled = false;
             }
             JEq | JNe | JLt | JLe | JGt | JGe => {
                 let cc = Cc::of_op(instr.opcode, fail)?;
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov eax, DWORD [rsp + second]
-                    ; cmp eax, DWORD [rsp + top]
-                );
+                let b = self.pop();
+                let a = self.pop();
+                self.flush();
+                self.compare(a, b);
                 self.branch(cc, offset, ops[0], fail)?;
             }
             JEqI | JNeI | JLtI | JLeI | JGtI | JGeI => {
                 let cc = Cc::of_op(instr.opcode, fail)?;
-                dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + top], imm);
+                let a = self.pop();
+                self.flush();
+                self.compare(a, Opnd::I(imm));
                 self.branch(cc, offset, ops[1], fail)?;
             }
             JEqLI | JNeLI | JLtLI | JLeLI | JGtLI | JGeLI => {
                 let cc = Cc::of_op(instr.opcode, fail)?;
                 let l = self.l(ops[0]);
                 let k = ops[1] as i32;
+                self.flush();
                 dynasm!(self.ops ; .arch x64 ; cmp DWORD [rsp + l], k);
                 self.branch(cc, offset, ops[2], fail)?;
             }
@@ -993,36 +1683,39 @@ impl<'a> Emit<'a> {
                 let cc = Cc::of_op(instr.opcode, fail)?;
                 let l = self.l(ops[0]);
                 let k = ops[1] as i32;
+                self.flush();
                 dynasm!(self.ops
                     ; .arch x64
-                    ; mov eax, DWORD [rsp + l]
-                    ; add eax, 1
-                    ; mov DWORD [rsp + l], eax
-                    ; cmp eax, k
+                    ; add DWORD [rsp + l], 1
+                    ; cmp DWORD [rsp + l], k
                 );
                 self.branch(cc, offset, ops[2], fail)?;
             }
-            Call => self.call(ops[0], d, offset, fail)?,
+            Call => self.call(ops[0], offset, fail)?,
             Ret => {
                 dynasm!(self.ops ; .arch x64 ; xor eax, eax);
                 self.ret_value();
+                self.modelled = false;
             }
             RetV => {
-                dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + top]);
+                let o = self.pop();
+                self.load(EAX, o);
                 self.ret_value();
+                self.modelled = false;
             }
             RetVL => {
                 let l = self.l(ops[0]);
                 dynasm!(self.ops ; .arch x64 ; mov eax, DWORD [rsp + l]);
                 self.ret_value();
+                self.modelled = false;
             }
-            Enter => self.call_checks(ops[0], 1, offset),
             EnterF => {
                 self.call_checks(1, 1, offset);
                 dynasm!(self.ops ; .arch x64 ; sub r13d, 1);
             }
             Leave => dynasm!(self.ops ; .arch x64 ; add r13d, 1),
             Intr => {
+                self.flush();
                 let info = INTRINSICS
                     .get(ops[0] as usize)
                     .ok_or_else(|| fail(format!("no intrinsic {}", ops[0])))?;
@@ -1041,8 +1734,10 @@ impl<'a> Emit<'a> {
                 self.call_shim(self.t.shims.intrinsic);
                 self.check_shim(StubKind::ShimCharged, offset);
                 dynasm!(self.ops ; .arch x64 ; mov r12, rax);
+                self.modelled = false;
             }
             PatAll | PatAny => {
+                self.flush();
                 let id = ops[0] as i32;
                 let mask = (u64::from(ops[1]) | u64::from(ops[2]) << 32) as i64;
                 let any = i32::from(instr.opcode == PatAny);
@@ -1063,8 +1758,10 @@ impl<'a> Emit<'a> {
                 self.call_shim(self.t.shims.pattern_mask);
                 self.check_shim(StubKind::ShimCharged, offset);
                 dynasm!(self.ops ; .arch x64 ; mov r12, rax);
+                self.modelled = false;
             }
             Write => {
+                self.flush();
                 self.charge(cvm::fuel::WRITE_FUEL, offset);
                 dynasm!(self.ops
                     ; .arch x64
@@ -1073,8 +1770,10 @@ impl<'a> Emit<'a> {
                 );
                 self.call_shim(self.t.shims.write);
                 self.check_shim(StubKind::Shim, offset);
+                self.modelled = false;
             }
             TextOut => {
+                self.flush();
                 let text = self
                     .t
                     .program
@@ -1090,17 +1789,16 @@ impl<'a> Emit<'a> {
                 );
                 self.call_shim(self.t.shims.textout);
                 self.check_shim(StubKind::Shim, offset);
+                self.modelled = false;
             }
         }
         Ok(())
     }
 
-    /// A call of function `callee`, its arguments the top of the stack
-    /// (depth `d` before the call).
+    /// A call of function `callee`, its arguments the top of the stack.
     fn call(
         &mut self,
         callee: u32,
-        d: u32,
         offset: u32,
         fail: &dyn Fn(String) -> JitError,
     ) -> Result<(), JitError> {
@@ -1113,21 +1811,20 @@ impl<'a> Emit<'a> {
             .ok_or_else(|| fail(format!("callee {callee} is not part of the compilation")))?;
         let arity = g.arity();
         let cost = self.t.program.function_infos()[callee as usize].call_fuel();
+        let mut args: Vec<Opnd> = (0..arity).map(|_| self.pop()).collect();
+        args.reverse();
+        // The stack below the arguments goes to its frame words: the
+        // callee may clobber every pool register.
+        self.flush();
         self.call_checks(1, cost, offset);
-        let first = d - arity;
-        for k in 0..arity {
-            let at = self.s(first + k);
+        for (k, &a) in args.iter().enumerate() {
             match k {
-                0 => dynasm!(self.ops ; .arch x64 ; mov ecx, DWORD [rsp + at]),
-                1 => dynasm!(self.ops ; .arch x64 ; mov r8d, DWORD [rsp + at]),
-                2 => dynasm!(self.ops ; .arch x64 ; mov r9d, DWORD [rsp + at]),
+                0 => self.load(1, a),
+                1 => self.load(8, a),
+                2 => self.load(9, a),
                 _ => {
-                    let to = 8 * (k - REG_ARGS) as i32;
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; mov eax, DWORD [rsp + at]
-                        ; mov DWORD [rsp + to], eax
-                    );
+                    let to = 8 * (k as u32 - REG_ARGS) as i32;
+                    self.store(to, a);
                 }
             }
         }
@@ -1154,8 +1851,9 @@ impl<'a> Emit<'a> {
             ; mov r12, rdx
         );
         if g.returns_value {
-            let r = self.s(first);
-            dynasm!(self.ops ; .arch x64 ; mov DWORD [rsp + r], eax);
+            let r = self.alloc(&[]);
+            dynasm!(self.ops ; .arch x64 ; mov Rd(r), eax);
+            self.push(Val::Reg(r));
         }
         Ok(())
     }
@@ -1163,15 +1861,30 @@ impl<'a> Emit<'a> {
     /// The out-of-line code after the body: back edges that charge fuel,
     /// trap stubs, the status hand-back and the epilogue.
     fn out_of_line(&mut self) {
-        for edge in std::mem::take(&mut self.edges) {
-            let l = edge.label;
-            dynasm!(self.ops ; .arch x64 ; =>l);
-            self.charge(edge.cost, edge.offset);
-            let t = edge.target;
-            if edge.to <= edge.offset {
-                self.poll(edge.to, t);
+        // Edges may add exact edges, runs stubs: until none is left.
+        while !self.edges.is_empty() || !self.slow_runs.is_empty() {
+            for edge in std::mem::take(&mut self.edges) {
+                let l = edge.label;
+                dynasm!(self.ops ; .arch x64 ; =>l);
+                self.take_jump(edge.offset, edge.cost, edge.to, edge.target, edge.exact);
             }
-            dynasm!(self.ops ; .arch x64 ; jmp =>t);
+            for run in std::mem::take(&mut self.slow_runs) {
+                let (slow, after) = (run.slow, run.after);
+                dynasm!(self.ops ; .arch x64 ; =>slow);
+                for (offset, instr) in run.items {
+                    self.check_one(offset, instr);
+                }
+                dynasm!(self.ops ; .arch x64 ; jmp =>after);
+            }
+        }
+        for fix in std::mem::take(&mut self.fixes) {
+            let (l, k, then) = (fix.label, fix.restore, fix.then);
+            dynasm!(self.ops
+                ; .arch x64
+                ; =>l
+                ; add r12, k
+                ; jmp =>then
+            );
         }
         // The polls: the shim continues the frame on better code (and
         // then its outcome is the function's), or the loop goes on.
@@ -1204,9 +1917,13 @@ impl<'a> Emit<'a> {
         for stub in std::mem::take(&mut self.stubs) {
             let l = stub.label;
             let off = stub.offset as i32;
+            dynasm!(self.ops ; .arch x64 ; =>l);
+            if stub.restore != 0 {
+                let k = stub.restore;
+                dynasm!(self.ops ; .arch x64 ; add r12, k);
+            }
             dynasm!(self.ops
                 ; .arch x64
-                ; =>l
                 ; mov DWORD [rbx + offsets::TRAP_OFFSET], off
             );
             match stub.kind {
@@ -1227,11 +1944,8 @@ impl<'a> Emit<'a> {
                     );
                     for (word, field) in [(a, offsets::TRAP_A), (b, offsets::TRAP_B)] {
                         match word {
-                            Word::Eax => {
-                                dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + field], eax)
-                            }
-                            Word::R9 => {
-                                dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + field], r9d)
+                            Word::Reg(r) => {
+                                dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + field], Rd(r))
                             }
                             Word::Imm(k) => {
                                 dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + field], k)

@@ -46,7 +46,7 @@ use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
-use op::{Aux, Frame, FuncMeta, Ix, Op};
+use op::{Aux, Frame, FuncMeta, Ix, Op, Reg};
 use translate::{translate, Form, Head, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
@@ -100,8 +100,8 @@ impl Hook for Dispatched<'_> {
 struct Cold {
     /// The depth limit less the inlined frames open.
     room: usize,
-    /// The register file's length.
-    regs_len: usize,
+    /// One past the register file's last register.
+    regs_end: *mut i32,
     /// The register file's first register.
     regs_base: *mut i32,
     /// Fuel kept back from the dispatch loop's count, so that it runs
@@ -192,6 +192,23 @@ fn offer_back_edge<P: Hook>(
     };
     let handled = hook.back_edge(site)?;
     Some((handled, head.frames as usize))
+}
+
+/// A call's frame at `fp` needs `frame` registers beyond the register
+/// file's end: grows the file (at least doubling it) and returns where
+/// that frame now starts. The frames below are found again from their
+/// offsets, so nothing else points into the old file.
+#[cold]
+#[inline(never)]
+fn grow_regs(regs: &mut Vec<i32>, cold: &mut Cold, fp: *mut i32, frame: usize) -> *mut i32 {
+    // SAFETY: `fp` points into the register file that `cold.regs_base`
+    // starts.
+    let at = unsafe { fp.offset_from(cold.regs_base) } as usize;
+    regs.resize((at + frame).max(regs.len() * 2), 0);
+    cold.regs_base = regs.as_mut_ptr();
+    cold.regs_end = cold.regs_base.wrapping_add(regs.len());
+    // SAFETY: `at + frame <= regs.len()` now.
+    unsafe { cold.regs_base.add(at) }
 }
 
 /// The op index [`Interpreter::execute`] reports for an error a
@@ -404,8 +421,8 @@ impl<'p> Interpreter<'p> {
         // after each.
         let mut lists: *const crate::runtime::ListSlice = memory.lists.as_ptr();
         let mut heap: *mut i32 = memory.heap.as_mut_ptr();
-        let regs_len = regs.len();
         let regs_base: *mut i32 = regs.as_mut_ptr();
+        let regs_end = regs_base.wrapping_add(regs.len());
         let mut fp: *mut i32 = regs_base;
         // Number of saved caller frames; `frames` is only ever grown, and
         // its first `depth` entries are live.
@@ -417,7 +434,7 @@ impl<'p> Interpreter<'p> {
         // split into locals again).
         let mut cold_state = Cold {
             room,
-            regs_len,
+            regs_end,
             regs_base,
             reserve: 0,
             every: u64::MAX,
@@ -536,7 +553,7 @@ impl<'p> Interpreter<'p> {
                                 let f = unsafe { *frames.get_unchecked(depth) };
                                 ip = goto!(f.ret_pc);
                                 // SAFETY: the caller's frame lies below.
-                                fp = unsafe { cold.regs_base.add(f.bp as usize) };
+                                fp = unsafe { fp.sub(f.base as usize) };
                             }
                             Some((Handled::Halted { fuel_left }, _)) => {
                                 fuel = fuel_left.min(fuel);
@@ -683,7 +700,7 @@ impl<'p> Interpreter<'p> {
                     let f = unsafe { *frames.get_unchecked(depth) };
                     ip = goto!(f.ret_pc);
                     // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
+                    fp = unsafe { fp.sub(f.base as usize) };
                 }};
             }
             macro_rules! aux {
@@ -722,9 +739,10 @@ impl<'p> Interpreter<'p> {
             }
             // An inverted for-in step over list `$list` (`$a` its aux
             // entry): the increment it fuses, then the element, and the
-            // jump back (charged from the entry) while there is one.
+            // jump back (charged from the entry, a fuel trap placed at op
+            // `$at`) while there is one; `$done` when the list has ended.
             macro_rules! for_back {
-                ($dst:expr, $a:expr, $list:expr) => {{
+                ($dst:expr, $a:expr, $list:expr, $at:expr, $done:block) => {{
                     let Aux {
                         b: cursor,
                         target,
@@ -741,11 +759,96 @@ impl<'p> Interpreter<'p> {
                         set!(cursor, c.wrapping_add(1));
                         let cost = u64::from(cost);
                         if fuel < cost {
-                            back_short!(pc!() - 1, cost, goto!(target));
+                            back_short!($at, cost, goto!(target));
                         }
                         fuel -= cost;
                         ip = goto!(target);
+                    } else $done
+                }};
+            }
+            // A call of function `$func` with its arguments from register
+            // `$base` on, made by the op at index `$at`; `ip` is at the
+            // return point.
+            macro_rules! call {
+                ($func:expr, $base:expr, $at:expr) => {{
+                    let (func, base, at): (u32, Reg, usize) = ($func, $base, $at);
+                    if depth + 1 >= cold.room {
+                        break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
                     }
+                    // SAFETY (index): `func` was range-checked by the verifier.
+                    let meta = unsafe { *funcs.get_unchecked(func as usize) };
+                    charge!(at, u64::from(meta.fuel));
+                    // SAFETY: `base` is a register of the caller's frame
+                    // (translation invariant), inside the register file.
+                    let mut new_fp = unsafe { fp.add(base as usize) };
+                    if P::CALLS {
+                        merge!();
+                        // SAFETY: the arguments are the caller's registers
+                        // `base..base + arity` (translation invariant), inside
+                        // its frame and so inside `regs`.
+                        let args =
+                            unsafe { std::slice::from_raw_parts(new_fp, meta.arity as usize) };
+                        let site = CallSite {
+                            func,
+                            args,
+                            fuel,
+                            depth_left: (cold.room - depth - 1) as u32,
+                            max_depth: max_depth as u32,
+                            memory: &mut *memory,
+                            advice: &mut *advice,
+                            host: &mut *host,
+                            output: &mut *output,
+                        };
+                        let handled = profiler.call(site);
+                        lists = memory.lists.as_ptr();
+                        heap = memory.heap.as_mut_ptr();
+                        match handled {
+                            None => split!(),
+                            Some(Handled::Returned { value, fuel_left }) => {
+                                fuel = fuel_left.min(fuel);
+                                split!();
+                                if let Some(v) = value {
+                                    set!(base, v);
+                                }
+                                continue;
+                            }
+                            Some(Handled::Halted { fuel_left }) => {
+                                fuel = fuel_left.min(fuel);
+                                break 'run Ok(Completion::Halted);
+                            }
+                            Some(Handled::Trapped {
+                                kind,
+                                offset,
+                                fuel_left,
+                            }) => {
+                                fuel = fuel_left.min(fuel);
+                                hook_offset = offset;
+                                break 'run Err((kind, HOOK_TRAP));
+                            }
+                        }
+                    }
+                    if new_fp.wrapping_add(meta.frame as usize) > cold.regs_end {
+                        new_fp = grow_regs(regs, cold, new_fp, meta.frame as usize);
+                    }
+                    // The callee's whole frame is inside the register file.
+                    fp = new_fp;
+                    for i in meta.arity..meta.slots {
+                        set!(i, 0);
+                    }
+                    if depth == frames.len() {
+                        let grown = (frames.len() * 2).max(64);
+                        frames.resize(grown, Frame { ret_pc: 0, base: 0 });
+                    }
+                    // SAFETY: `depth < frames.len()`, ensured just above.
+                    let ret_pc = pc!() as u32;
+                    unsafe {
+                        *frames.get_unchecked_mut(depth) = Frame {
+                            ret_pc,
+                            base: u32::from(base),
+                        };
+                    }
+                    depth += 1;
+                    ip = goto!(meta.entry);
                 }};
             }
             debug_assert!(pc!() < code.len());
@@ -944,11 +1047,34 @@ impl<'p> Interpreter<'p> {
                 Op::AddIM { dst, src, k } => set!(dst, r!(src).wrapping_add(i32::from(k))),
                 Op::ForLB { dst, aux: x } => {
                     let a = aux!(x);
-                    for_back!(dst, a, a.a);
+                    for_back!(dst, a, a.a, pc!() - 1, {});
                 }
                 Op::ForXB { dst, aux: x } => {
                     let a = aux!(x);
-                    for_back!(dst, a, r!(a.a) as u32);
+                    for_back!(dst, a, r!(a.a) as u32, pc!() - 1, {});
+                }
+                Op::StXForLB { dst, aux: x } => {
+                    let a = aux!(x);
+                    let [lst, idx, val] = a.store;
+                    let at = list_slot!(r!(lst), r!(idx));
+                    heap!(at) = r!(val);
+                    // `pc!()` is the index of the `Imm` after the op, which
+                    // a fuel trap reports; the loop's end steps over it.
+                    for_back!(dst, a, a.a, pc!(), {
+                        // SAFETY: the `Imm` is not the last op of the code.
+                        ip = unsafe { ip.add(1) };
+                    });
+                }
+                Op::StXForXB { dst, aux: x } => {
+                    let a = aux!(x);
+                    let [lst, idx, val] = a.store;
+                    let at = list_slot!(r!(lst), r!(idx));
+                    heap!(at) = r!(val);
+                    // As for `StXForLB`.
+                    for_back!(dst, a, r!(a.a) as u32, pc!(), {
+                        // SAFETY: the `Imm` is not the last op of the code.
+                        ip = unsafe { ip.add(1) };
+                    });
                 }
                 Op::MulI { r, k } => set!(r, r!(r).wrapping_mul(k)),
                 Op::DivI { r, k } => match arith::div(r!(r), k) {
@@ -1070,92 +1196,23 @@ impl<'p> Interpreter<'p> {
                     cold.room -= 1;
                 }
                 Op::Leave => cold.room += 1,
-                Op::Call { func, base } => {
+                Op::Call { func, base } => call!(func, base, pc!() - 1),
+                Op::CallI { func, base } => {
                     let at = pc!() - 1;
-                    if depth + 1 >= cold.room {
-                        break 'run Err((TrapKind::CallDepth(max_depth as u32), at));
-                    }
-                    // SAFETY (index): `func` was range-checked by the verifier.
-                    let meta = unsafe { *funcs.get_unchecked(func as usize) };
-                    charge!(at, u64::from(meta.fuel));
-                    // SAFETY: `fp` points into the register file.
-                    let bp = unsafe { fp.offset_from(cold.regs_base) } as usize;
-                    let new_bp = bp + base as usize;
-                    if P::CALLS {
-                        merge!();
-                        // SAFETY: the arguments are the caller's registers
-                        // `base..base + arity` (translation invariant), inside
-                        // its frame and so inside `regs`.
-                        let args = unsafe {
-                            std::slice::from_raw_parts(
-                                cold.regs_base.add(new_bp),
-                                meta.arity as usize,
-                            )
-                        };
-                        let site = CallSite {
-                            func,
-                            args,
-                            fuel,
-                            depth_left: (cold.room - depth - 1) as u32,
-                            max_depth: max_depth as u32,
-                            memory: &mut *memory,
-                            advice: &mut *advice,
-                            host: &mut *host,
-                            output: &mut *output,
-                        };
-                        let handled = profiler.call(site);
-                        lists = memory.lists.as_ptr();
-                        heap = memory.heap.as_mut_ptr();
-                        match handled {
-                            None => split!(),
-                            Some(Handled::Returned { value, fuel_left }) => {
-                                fuel = fuel_left.min(fuel);
-                                split!();
-                                if let Some(v) = value {
-                                    set!(base, v);
-                                }
-                                continue;
-                            }
-                            Some(Handled::Halted { fuel_left }) => {
-                                fuel = fuel_left.min(fuel);
-                                break 'run Ok(Completion::Halted);
-                            }
-                            Some(Handled::Trapped {
-                                kind,
-                                offset,
-                                fuel_left,
-                            }) => {
-                                fuel = fuel_left.min(fuel);
-                                hook_offset = offset;
-                                break 'run Err((kind, HOOK_TRAP));
-                            }
-                        }
-                    }
-                    let need = new_bp + meta.frame as usize;
-                    if need > cold.regs_len {
-                        regs.resize(need.max(cold.regs_len * 2), 0);
-                        cold.regs_len = regs.len();
-                        cold.regs_base = regs.as_mut_ptr();
-                    }
-                    // SAFETY: `new_bp + frame <= cold.regs_len`.
-                    fp = unsafe { cold.regs_base.add(new_bp) };
-                    for i in meta.arity..meta.slots {
-                        set!(i, 0);
-                    }
-                    if depth == frames.len() {
-                        let grown = (frames.len() * 2).max(64);
-                        frames.resize(grown, Frame { ret_pc: 0, bp: 0 });
-                    }
-                    // SAFETY: `depth < frames.len()`, ensured just above.
-                    let ret_pc = pc!() as u32;
-                    unsafe {
-                        *frames.get_unchecked_mut(depth) = Frame {
-                            ret_pc,
-                            bp: bp as u32,
-                        };
-                    }
-                    depth += 1;
-                    ip = goto!(meta.entry);
+                    // SAFETY: translation always emits the `ArgI` after a
+                    // `CallI`, so it is inside the code.
+                    let Op::ArgI { dst, src, k } = (unsafe { *ip }) else {
+                        debug_assert!(false, "CallI without its ArgI");
+                        // SAFETY: as above.
+                        unsafe { std::hint::unreachable_unchecked() }
+                    };
+                    // SAFETY: the `ArgI` is not the last op of the code.
+                    ip = unsafe { ip.add(1) };
+                    set!(dst, r!(src).wrapping_add(i32::from(k)));
+                    call!(func, base, at);
+                }
+                Op::ArgI { .. } => {
+                    debug_assert!(false, "call argument executed");
                 }
                 Op::Ret => {
                     if depth == 0 {
@@ -1166,7 +1223,7 @@ impl<'p> Interpreter<'p> {
                     let f = unsafe { *frames.get_unchecked(depth) };
                     ip = goto!(f.ret_pc);
                     // SAFETY: the caller's frame lies below the callee's.
-                    fp = unsafe { cold.regs_base.add(f.bp as usize) };
+                    fp = unsafe { fp.sub(f.base as usize) };
                 }
                 Op::RetAdd { a, b } => return_value!(r!(a).wrapping_add(r!(b))),
                 Op::RetV { src } => return_value!(r!(src)),

@@ -296,6 +296,19 @@ pub(super) enum Op {
         dst: Reg,
         aux: u32,
     },
+    /// A one-store loop body fused with its inverted for-in step (the
+    /// CopyList idiom `to[j] := e; j++`): the `StX` in `aux.store`, then
+    /// the step of `ForLB` / `ForXB`, which jumps back to this op. The
+    /// [`Op::Imm`] that follows carries the step's code offset for a fuel
+    /// trap and is stepped over when the loop ends.
+    StXForLB {
+        dst: Reg,
+        aux: u32,
+    },
+    StXForXB {
+        dst: Reg,
+        aux: u32,
+    },
     MulI {
         r: Reg,
         k: i32,
@@ -445,6 +458,18 @@ pub(super) enum Op {
         func: u32,
         base: Reg,
     },
+    /// A call whose arguments end with one computed as register plus
+    /// constant: the [`Op::ArgI`] that follows does it first (`f(n - 1)`).
+    CallI {
+        func: u32,
+        base: Reg,
+    },
+    /// The argument of the [`Op::CallI`] before it: `dst := src + k`.
+    ArgI {
+        dst: Reg,
+        src: Reg,
+        k: i16,
+    },
     Ret,
     RetV {
         src: Reg,
@@ -511,6 +536,9 @@ pub(super) struct Aux {
     pub inc: u32,
     /// The fuel an inverted for-in step charges when it jumps.
     pub fuel: u32,
+    /// The store an [`Op::StXForLB`] / [`Op::StXForXB`] makes before its
+    /// step: list-reference register, index register, value register.
+    pub store: [Reg; 3],
 }
 
 /// Per-function facts the dispatch loop needs at calls.
@@ -532,6 +560,9 @@ const _: () = assert!(std::mem::size_of::<FuncMeta>() == 16);
 /// A caller's state saved across a call.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Frame {
+    /// The op index the call returns to.
     pub ret_pc: u32,
-    pub bp: u32,
+    /// How far above the caller's frame base the callee's frame starts (in
+    /// registers): the caller's `fp` is the callee's less this.
+    pub base: u32,
 }

@@ -94,6 +94,8 @@ struct Emit<'t> {
     /// The first op of the current straight-line stretch (a jump may
     /// arrive there): ops from here on may be merged.
     barrier: usize,
+    /// The CVM offset of the instruction that set [`Emit::barrier`].
+    barrier_at: u32,
     /// Fusions allowed ([`Form::Fast`]).
     fast: bool,
 }
@@ -239,6 +241,7 @@ impl Emit<'_> {
             target,
             inc: 0,
             fuel: 0,
+            store: [0; 3],
         });
         self.out.aux.len() as u32 - 1
     }
@@ -379,6 +382,7 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             offset: 0,
             far: Vec::new(),
             barrier: start,
+            barrier_at: 0,
             fast: form == Form::Fast,
         };
         let instrs = &info.instrs;
@@ -412,6 +416,7 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             }
             if labels.contains(&i.offset) || elements.contains_key(&i.offset) {
                 e.barrier = e.out.code.len();
+                e.barrier_at = i.offset;
             }
             pc_of.insert(i.offset, e.out.code.len() as u32);
             let next = Next {
@@ -442,6 +447,8 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
                 | Op::ForX { aux: x, .. }
                 | Op::ForLB { aux: x, .. }
                 | Op::ForXB { aux: x, .. }
+                | Op::StXForLB { aux: x, .. }
+                | Op::StXForXB { aux: x, .. }
                 | Op::Case { aux: x, .. } => map(&mut out.aux[*x as usize].target),
                 _ => {}
             }
@@ -1094,7 +1101,7 @@ fn instruction(
                 e.materialize(j);
             }
             let base = e.slot(n - arity);
-            e.op(Op::Call { func: ops[0], base });
+            call(e, ops[0], base, arity);
             e.vals.truncate(n - arity);
             if callee.returns_value {
                 e.push_slot();
@@ -1160,6 +1167,9 @@ fn for_step(
     e.out.aux[aux as usize].inc = u32::from(inc.unwrap_or_else(|| e.push_reg()));
     let fuel = info.jump_fuel(i.offset, ops[2]);
     e.out.aux[aux as usize].fuel = u32::try_from(fuel).unwrap_or(u32::MAX);
+    if inc.is_some() && copy_step(e, aux, dst, i.instr.opcode, ops[2]) {
+        return;
+    }
     let op = match i.instr.opcode {
         Opcode::ForlB => Op::ForLB { dst, aux },
         Opcode::ForxB => Op::ForXB { dst, aux },
@@ -1172,6 +1182,48 @@ fn for_step(
     if forward {
         e.push(into.map_or(Val::Slot, Val::Local));
     }
+}
+
+/// A call of `func` with its `arity` arguments from register `base` on. An
+/// argument computed as register plus constant by the op just before, in
+/// the same straight-line stretch, moves into the call (`Op::CallI`).
+fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
+    let args = u32::from(base)..u32::from(base) + arity as u32;
+    let last = e.out.code.len().wrapping_sub(1);
+    if e.fast && e.barrier <= last {
+        if let Some(&Op::AddIM { dst, src, k }) = e.out.code.last() {
+            if args.contains(&u32::from(dst)) {
+                e.out.code[last] = Op::CallI { func, base };
+                e.out.origin[last] = e.offset;
+                e.op(Op::ArgI { dst, src, k });
+                return;
+            }
+        }
+    }
+    e.op(Op::Call { func, base });
+}
+
+/// An inverted step with a fused `incl` whose loop body, from the step's
+/// target on, is one `StX` (the CopyList idiom): turns that `StX` into the
+/// fused store-and-step op and emits the `Imm` carrying the step's offset.
+/// `false` when the body has another shape.
+fn copy_step(e: &mut Emit<'_>, aux: u32, dst: Reg, opcode: Opcode, target: u32) -> bool {
+    let at = e.out.code.len().wrapping_sub(1);
+    if !e.fast || e.barrier != at || e.barrier_at != target {
+        return false;
+    }
+    let Some(&Op::StX { lst, idx, val }) = e.out.code.last() else {
+        return false;
+    };
+    e.out.aux[aux as usize].store = [lst, idx, val];
+    e.out.code[at] = match opcode {
+        Opcode::ForlB => Op::StXForLB { dst, aux },
+        _ => Op::StXForXB { dst, aux },
+    };
+    // The op keeps the store's offset (a list-index trap is the store's);
+    // the step's own rides in the `Imm`.
+    e.op(Op::Imm { k: 0 });
+    true
 }
 
 /// After `incl r`: the loop test `ldl2 r b; jlt L` (or `ldl r; ldl b; jlt
