@@ -46,6 +46,9 @@ pub(crate) mod trap {
     /// A shim stored the error in [`super::Context::payload`] (or a panic in
     /// [`super::Context::panic`]).
     pub const SHIM: u32 = 5;
+    /// A `Get` form's list too short: `trap_a` is the count, `trap_b` the
+    /// list's capacity.
+    pub const LIST_OVERFLOW: u32 = 6;
 }
 
 /// The run context. The fields up to `result` are read or written by
@@ -199,6 +202,10 @@ impl Context<'_> {
             trap::LIST_INDEX => TrapKind::ListIndex {
                 index: self.trap_a,
                 slots: self.trap_b as u32,
+            },
+            trap::LIST_OVERFLOW => TrapKind::ListOverflow {
+                needed: self.trap_a as u32,
+                capacity: self.trap_b as u32,
             },
             trap::CALL_DEPTH => TrapKind::CallDepth(max_depth),
             trap::OUT_OF_FUEL => TrapKind::OutOfFuel,

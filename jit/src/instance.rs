@@ -127,6 +127,8 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn advice_mut(&mut self) -> &mut AdviceTable {
+        // The embedder may write any entry through the fields.
+        self.advice.mark_all_written();
         &mut self.advice
     }
 
@@ -137,7 +139,7 @@ impl<'j> Vm for JitInstance<'j> {
             self.memory = self.jit.initial.clone();
         }
         self.memory_touched = false;
-        self.advice.clear();
+        self.advice.clear_written();
     }
 
     /// Calls function `func` with `args`: one int per value parameter, then

@@ -18,13 +18,18 @@
 //!   pattern's square set comes from one call of the Rust function in
 //!   [`cvm_chess::pattern`] (attack generation and exchange evaluation are
 //!   not worth duplicating), the list test is native;
-//! * `NxtSqr`, `PrvSqr` of a constant: folded to the result.
+//! * `NxtSqr`, `PrvSqr` of a constant: folded to the result;
+//! * the `Get` intrinsics on a known list with a known colour or piece:
+//!   the pattern's square set (bitboard code for `GetPcOnSqrs`,
+//!   `GetPassed` and `GetControl` of pawns, knights and kings, the pattern
+//!   shim for the others), a population count for the result, the list's
+//!   overflow check, and the squares written into the list by the fill shim.
 //!
 //! Every rule of the Rust intrinsics is kept: invalid arguments or
 //! elements make both forms false, the and-form of an empty list is true
 //! and the or-form false, counts compare with the compoperator's
-//! semantics. Anything else (unknown arguments, variable lists, the `Get`
-//! forms that write lists) goes through the intrinsic shim. The tests in
+//! semantics. Anything else (unknown arguments, variable lists) goes
+//! through the intrinsic shim. The tests in
 //! `jit/tests/patterns.rs` compare both ways on random boards.
 
 use crate::context::offsets;
@@ -62,6 +67,9 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         Form::And
     };
     match name {
+        "GetPcOnSqrs" | "GetDblPwns" | "GetPassed" | "GetControl" | "GetExchngCtrl" => {
+            get_form(l, id, base, offset)
+        }
         "NxtSqr" | "PrvSqr" => {
             let v = l.known(base)?;
             pay(l, id, base, offset)?;
@@ -265,6 +273,185 @@ pub(crate) fn try_native_mask(
         _ => return None,
     };
     Some(test_fold(l, set, &fold, Form::And))
+}
+
+/// `Get` intrinsic `id` (`GetPcOnSqrs`, `GetDblPwns`, `GetPassed`,
+/// `GetControl`, `GetExchngCtrl`), whose arguments (the colour or piece,
+/// then the list) are the stack slots from `base` up, as native code: the
+/// pattern's square set (bitboard code for `GetPcOnSqrs`, `GetPassed` and
+/// `GetControl` of pawns, knights and kings, the pattern shim for the
+/// others), its population count, the list-overflow check the intrinsic
+/// makes (failing before anything is written) and the squares written into
+/// the list, ascending, with the end marker. Needs the scalar argument and
+/// the list (so its slots and the cost) known at compile time; `None`
+/// (nothing emitted) otherwise, and the intrinsic is called.
+fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
+    let info = INTRINSICS.get(id as usize)?;
+    let arg = l.known(base)?;
+    let list = u32::try_from(l.known(base + 1)?).ok()?;
+    let slots = l.env.module.lists.get(list as usize)?.slots();
+    let slots = u32::try_from(slots).ok()?;
+    let cost = cost_known(id, &[Arg::Int(arg), Arg::Slots(slots)])?;
+    let which = match info.name {
+        "GetPcOnSqrs" => None,
+        "GetControl" => Some(pattern::CONTROL),
+        "GetDblPwns" => Some(pattern::DOUBLED),
+        "GetPassed" => Some(pattern::PASSED),
+        "GetExchngCtrl" => Some(pattern::EXCHANGE),
+        _ => return None,
+    };
+    l.charge_n(cost, offset);
+    let set = match which {
+        None => sets::piece(arg).map(|(cs, ks)| pieces(l, cs, ks)),
+        Some(pattern::CONTROL) => sets::piece(arg).map(|(cs, ks)| {
+            leaper_control(l, cs, ks)
+                .unwrap_or_else(|| shim_set(l, pattern::CONTROL, arg, u64::MAX, offset))
+        }),
+        Some(pattern::PASSED) => sets::colours(arg).map(|cs| passed(l, cs)),
+        Some(kind) => sets::colours(arg).map(|_| shim_set(l, kind, arg, u64::MAX, offset)),
+    };
+    let set = set.unwrap_or_else(|| mask(l, 0));
+    let n = l.b.ins().popcnt(set);
+    let n = l.b.ins().ireduce(types::I32, n);
+    // The `Get` form's check: the count and the end marker must fit.
+    let full =
+        l.b.ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(slots));
+    let capacity = konst(l, slots.saturating_sub(1) as i32);
+    l.trap_if(
+        full,
+        Some(crate::context::trap::LIST_OVERFLOW),
+        offset,
+        Some(n),
+        Some(capacity),
+    );
+    l.fill_squares(list, set);
+    Some(n)
+}
+
+/// Squares of no file but a: what a shift west may bring in from file h
+/// must be cleared with this, and the mirror for file a.
+const NOT_FILE_A: u64 = !FILE_A;
+/// Every square but those of file h.
+const NOT_FILE_H: u64 = !(FILE_A << 7);
+
+/// `v` shifted toward h1..h8 by `n` files (and ranks for `n` >= 8 the
+/// same way), as `v << n`; negative `n` shifts right.
+fn shift(l: &mut Lower<'_, '_>, v: Value, n: i64) -> Value {
+    if n >= 0 {
+        l.b.ins().ishl_imm_u(v, n)
+    } else {
+        l.b.ins().ushr_imm_u(v, -n)
+    }
+}
+
+fn and_mask(l: &mut Lower<'_, '_>, v: Value, m: u64) -> Value {
+    let mv = mask(l, m);
+    l.b.ins().band(v, mv)
+}
+
+/// The passed pawns of the colours `cs` (bit 0 white, bit 1 black) as
+/// bitboard code: a pawn is passed when no enemy pawn stands in front of
+/// it on its own or an adjacent file, which is when it lies outside the
+/// enemy pawns' rear spans (filled toward the pawn's side, widened by a
+/// file each way). The same set as [`cvm_chess::pattern::passed_pawns`].
+fn passed(l: &mut Lower<'_, '_>, cs: u8) -> Value {
+    let mut out: Option<Value> = None;
+    for c in 0..2usize {
+        if cs & (1 << c) == 0 {
+            continue;
+        }
+        let own = pieces(l, 1u8 << c, 1u8 << kind::PAWN);
+        let enemy = pieces(l, 1u8 << (c ^ 1), 1u8 << kind::PAWN);
+        // White pawns are stopped by black pawns ahead, whose rear spans
+        // run south; black ones by white pawns, spans running north.
+        let dir: i64 = if c == 0 { -1 } else { 1 };
+        let mut span = shift(l, enemy, 8 * dir);
+        for n in [8, 16, 32] {
+            let more = shift(l, span, n * dir);
+            span = l.b.ins().bor(span, more);
+        }
+        let west = shift(l, span, -1);
+        let west = and_mask(l, west, NOT_FILE_H);
+        let east = shift(l, span, 1);
+        let east = and_mask(l, east, NOT_FILE_A);
+        let wide = l.b.ins().bor(span, west);
+        let wide = l.b.ins().bor(wide, east);
+        let set = l.b.ins().band_not(own, wide);
+        out = Some(match out {
+            Some(o) => l.b.ins().bor(o, set),
+            None => set,
+        });
+    }
+    out.unwrap_or_else(|| mask(l, 0))
+}
+
+/// The control set of the pieces of colours `cs` and kinds `ks` when every
+/// kind is a leaper (pawn, knight, king) as bitboard shifts; `None` when a
+/// slider is among them (their sets come from the pattern shim). The same
+/// set as [`cvm_chess::pattern::control`].
+fn leaper_control(l: &mut Lower<'_, '_>, cs: u8, ks: u8) -> Option<Value> {
+    let leapers = 1u8 << kind::PAWN | 1u8 << kind::KNIGHT | 1u8 << kind::KING;
+    if ks & !leapers != 0 {
+        return None;
+    }
+    let mut out = mask(l, 0);
+    for c in 0..2usize {
+        if cs & (1 << c) == 0 {
+            continue;
+        }
+        for k in [kind::PAWN, kind::KNIGHT, kind::KING] {
+            if ks & (1 << k) == 0 {
+                continue;
+            }
+            let b = pieces(l, 1u8 << c, 1u8 << k);
+            let set = match k {
+                kind::PAWN => {
+                    // Captures forward: one rank up (white) or down
+                    // (black) and a file to either side.
+                    let (west, east) = if c == 0 { (7, 9) } else { (-9, -7) };
+                    let w = shift(l, b, west);
+                    let w = and_mask(l, w, NOT_FILE_H);
+                    let e = shift(l, b, east);
+                    let e = and_mask(l, e, NOT_FILE_A);
+                    l.b.ins().bor(w, e)
+                }
+                kind::KNIGHT => {
+                    let w1 = shift(l, b, -1);
+                    let w1 = and_mask(l, w1, NOT_FILE_H);
+                    let e1 = shift(l, b, 1);
+                    let e1 = and_mask(l, e1, NOT_FILE_A);
+                    let w2 = shift(l, b, -2);
+                    let w2 = and_mask(l, w2, NOT_FILE_H & !(FILE_A << 6));
+                    let e2 = shift(l, b, 2);
+                    let e2 = and_mask(l, e2, NOT_FILE_A & !(FILE_A << 1));
+                    let one = l.b.ins().bor(w1, e1);
+                    let two = l.b.ins().bor(w2, e2);
+                    let up2 = shift(l, one, 16);
+                    let down2 = shift(l, one, -16);
+                    let up1 = shift(l, two, 8);
+                    let down1 = shift(l, two, -8);
+                    let a = l.b.ins().bor(up2, down2);
+                    let z = l.b.ins().bor(up1, down1);
+                    l.b.ins().bor(a, z)
+                }
+                _ => {
+                    let w = shift(l, b, -1);
+                    let w = and_mask(l, w, NOT_FILE_H);
+                    let e = shift(l, b, 1);
+                    let e = and_mask(l, e, NOT_FILE_A);
+                    let side = l.b.ins().bor(w, e);
+                    let row = l.b.ins().bor(side, b);
+                    let up = shift(l, row, 8);
+                    let down = shift(l, row, -8);
+                    let v = l.b.ins().bor(up, down);
+                    l.b.ins().bor(v, side)
+                }
+            };
+            out = l.b.ins().bor(out, set);
+        }
+    }
+    Some(out)
 }
 
 /// Charges the cost of intrinsic `id` with its arguments in the stack

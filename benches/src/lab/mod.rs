@@ -19,6 +19,7 @@
 //! | [`experiment`] | the experiment interface, the run configuration and the registry |
 //! | [`experiments`] | the experiments themselves |
 //! | [`twin`] | the native Rust twin of the bundled advice program |
+//! | [`patterns_twin`] | the native Rust twin of the pattern-heavy program `patterns.che` |
 //! | [`programs`] | the programs the experiments run, on which backends |
 //! | [`runner`] | runs experiments with progress bars, merges shards |
 //! | [`report`] | assembles `docs/experiments.md` from a run's CSVs |
@@ -28,6 +29,7 @@ pub mod experiment;
 pub mod experiments;
 pub mod markdown;
 pub mod meta;
+pub mod patterns_twin;
 pub mod plot;
 pub mod programs;
 pub mod report;

@@ -398,6 +398,8 @@ impl Advisor {
 pub struct RootRun {
     /// The lines the program printed (`write`, `TextOut`, verbose reports), in order.
     pub output: Vec<String>,
+    /// The value `main()` returned, if it returns one.
+    pub value: Option<i32>,
 }
 
 /// One search's use of the advice program.
@@ -440,8 +442,9 @@ impl Session<'_> {
             ..Limits::default()
         });
         match result {
-            Ok(_) => Ok(RootRun {
+            Ok(done) => Ok(RootRun {
                 output: out.lines.iter().map(OutputLine::to_string).collect(),
+                value: done.value(),
             }),
             Err(e) => Err(e.to_string()),
         }

@@ -728,6 +728,8 @@ impl Work {
                     slots,
                 },
             ) => Ok(self.measure(elements, scanned, slots, elem)),
+            // A `Get` form's output is measured by the slots alone.
+            (Work::Out(max), ListView::Slots(n)) => Ok(n.min(u64::from(max))),
             (_, ListView::Slots(n)) => Err(Some(self.bound(n))),
             (_, ListView::Unknown) => Err(None),
         }

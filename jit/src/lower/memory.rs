@@ -54,6 +54,18 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// Writes the squares of the 64-bit set `set` into module list `list`,
+    /// ascending, then the end marker, as a `Get` intrinsic fills its
+    /// list, through the fill shim (a loop in the function's code would
+    /// cost more compile time than the call costs at run time): the caller
+    /// has checked that they fit (the set's count below the list's slot
+    /// count).
+    pub(crate) fn fill_squares(&mut self, list: u32, set: Value) {
+        let ListSlice { base, .. } = self.env.initial.lists[list as usize];
+        let start = self.b.ins().iadd_imm_s(self.heap, i64::from(base) * 4);
+        self.b.ins().call(self.env.fill_squares, &[start, set]);
+    }
+
     /// The address of element `idx` of the list referenced by `r` (a list
     /// index, valid by verification), bounds-checked.
     pub(super) fn ref_elem(

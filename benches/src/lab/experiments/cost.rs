@@ -1,15 +1,18 @@
-//! Cost per call: the bundled advice program's `main()` and `Evaluate()` on every VM backend
-//! and as the hand-written native Rust twin, over the oracle's 240 positions.
+//! Cost per call: the bundled advice program's `main()` and `Evaluate()`, and the pattern-heavy
+//! program `benches/advice/patterns.che`'s `main()`, on every VM backend and as the hand-written
+//! native Rust twins, over the oracle's 240 positions.
 //!
 //! Each backend runs exactly the engine's path: an [`Advisor`] session's `run_root` (reset,
 //! board view, `main()`, printed lines collected) and `call_hook` (board view updated in place,
 //! `Evaluate()`, sign for the side to move); the twin runs through the engine's
-//! [`NativeHook`] and the same steps. Before any timing, the twin is checked equal to the
-//! program on every position on every backend ([`check_twin`]); a run does not start otherwise.
+//! [`NativeHook`] and the same steps. Before any timing, each twin is checked equal to its
+//! program on every position on every backend ([`check_twin`], [`check_patterns_twin`]); a run
+//! does not start otherwise.
 
 use crate::lab::error::LabError;
 use crate::lab::experiment::{Config, Context, Experiment};
 use crate::lab::markdown::{self, num, ratio};
+use crate::lab::patterns_twin::{check_patterns_twin, patterns_path, patterns_score};
 use crate::lab::plot::{Bar, BarChart};
 use crate::lab::programs::cpu_ns;
 use crate::lab::stats::{median, min};
@@ -26,7 +29,19 @@ use std::path::Path;
 /// The experiment.
 pub struct Cost;
 
-const FUNCTIONS: [&str; 2] = ["main", "Evaluate"];
+/// The measured functions: the bundled program's `main()` and `Evaluate()`, and `main()` of
+/// `patterns.che` (named `patterns`).
+const FUNCTIONS: [&str; 3] = ["main", "Evaluate", PATTERNS];
+/// The function name of `patterns.che`'s `main()` in units and rows.
+const PATTERNS: &str = "patterns";
+
+/// How a function is shown in tables.
+fn label(function: &str) -> String {
+    match function {
+        PATTERNS => "`patterns.che` `main()`".to_string(),
+        f => format!("`{f}()`"),
+    }
+}
 /// The twin's row name.
 pub const NATIVE: &str = "native";
 
@@ -79,15 +94,36 @@ fn time_vm(
     positions: &[Position],
     passes: usize,
 ) -> Result<(i64, u64), LabError> {
-    let mut advisor =
-        Advisor::load(&ProgramSource::ShannyEval).map_err(|e| LabError::Program(e.to_string()))?;
+    let source = match function {
+        PATTERNS => ProgramSource::File(patterns_path()),
+        _ => ProgramSource::ShannyEval,
+    };
+    let mut advisor = Advisor::load(&source).map_err(|e| LabError::Program(e.to_string()))?;
+    steady(&mut advisor, backend)?;
     let mut host = AdviceHost::new(&Position::startpos());
     let mut session = advisor
         .session(backend, &mut host)
         .map_err(|e| LabError::Program(e.to_string()))?;
     let failed = |e: String| LabError::Program(format!("{function} on {backend}: {e}"));
     let mut checksum = 0i64;
-    if function == "main" {
+    if function == PATTERNS {
+        for pos in positions {
+            let run = session.run_root(pos).map_err(failed)?;
+            checksum += i64::from(run.value.unwrap_or(0));
+        }
+        let (ns, ok) = cpu_ns(|| {
+            for _ in 0..passes {
+                for pos in positions {
+                    if session.run_root(pos).is_err() {
+                        return false;
+                    }
+                }
+            }
+            true
+        });
+        ok.then_some((checksum, ns))
+            .ok_or_else(|| failed("runtime error".into()))
+    } else if function == "main" {
         for pos in positions {
             session.run_root(pos).map_err(failed)?;
             checksum += digest(session.advice());
@@ -127,17 +163,61 @@ fn time_vm(
     }
 }
 
+/// The longest wait for the JIT's optimized code (see [`steady`]).
+const UPGRADE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Prepares the program for `backend` and, on the JIT, waits until Cranelift's code has replaced
+/// the baseline code the engine's JIT starts on (`jit::Prepared::for_entries`), so that the JIT
+/// rows time the code a search runs on after its first milliseconds. A program Cranelift cannot
+/// compile keeps its baseline code; after [`UPGRADE_WAIT`] that is what is timed.
+fn steady(advisor: &mut Advisor, backend: Backend) -> Result<(), LabError> {
+    let prepared = advisor
+        .prepare(backend)
+        .map_err(|e| LabError::Program(e.to_string()))?;
+    let start = std::time::Instant::now();
+    while let Some(jit) = prepared.jit() {
+        if jit.upgraded() || start.elapsed() > UPGRADE_WAIT {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    Ok(())
+}
+
 /// The same for the native twin.
 fn time_native(function: &str, positions: &[Position], passes: usize) -> (i64, u64) {
     let mut twin = ShannyTwin::default();
     let mut host = AdviceHost::new(&Position::startpos());
     let mut checksum = 0i64;
-    if function == "main" {
+    if function == PATTERNS {
+        let mut table = Box::<AdviceTable>::default();
+        // The engine's root steps, as for `main()` below; the program writes no advice.
+        let mut root = |pos: &Position, table: &mut AdviceTable| {
+            host.set_position(pos);
+            table.clear_written();
+            let lines: Vec<String> = Vec::new();
+            let v = patterns_score(host.board_view());
+            std::hint::black_box(lines);
+            v
+        };
+        for pos in positions {
+            checksum += i64::from(root(pos, &mut table));
+        }
+        let (ns, ()) = cpu_ns(|| {
+            for _ in 0..passes {
+                for pos in positions {
+                    std::hint::black_box(root(pos, &mut table));
+                }
+            }
+        });
+        (checksum, ns)
+    } else if function == "main" {
         let mut table = Box::<AdviceTable>::default();
         let mut root = |pos: &Position, table: &mut AdviceTable| {
-            // The engine's root steps: board view, a cleared table, the program, its lines.
+            // The engine's root steps: board view, a cleared table (reset in proportion to
+            // what the last run wrote, as the VMs' reset does), the program, its lines.
             host.set_position(pos);
-            table.clear();
+            table.clear_written();
             let mut lines: Vec<String> = Vec::new();
             twin.main(host.board_view(), table, &mut |l| lines.push(l.to_string()));
             std::hint::black_box(lines);
@@ -217,7 +297,9 @@ impl Experiment for Cost {
     }
 
     fn prepare(&self, _ctx: &Context<'_>) -> Result<(), LabError> {
-        check_twin(&crate::oracle_positions())?;
+        let positions = crate::oracle_positions();
+        check_twin(&positions)?;
+        check_patterns_twin(&positions)?;
         Ok(())
     }
 
@@ -291,7 +373,7 @@ impl Experiment for Cost {
                     interval: Some((min(&v), v.iter().copied().fold(f64::MIN, f64::max))),
                 }));
                 rows.push(vec![
-                    format!("`{f}()`"),
+                    label(f),
                     b.clone(),
                     v.len().to_string(),
                     num(m),
@@ -305,7 +387,13 @@ impl Experiment for Cost {
         BarChart {
             title: "Cost per call (median over runs; whiskers: min..max)".into(),
             y_label: "ns per call (log scale)".into(),
-            categories: FUNCTIONS.iter().map(|f| format!("{f}()")).collect(),
+            categories: FUNCTIONS
+                .iter()
+                .map(|f| match *f {
+                    PATTERNS => "patterns.che main()".to_string(),
+                    f => format!("{f}()"),
+                })
+                .collect(),
             series: series.clone(),
             bars,
             log: true,
@@ -318,9 +406,10 @@ impl Experiment for Cost {
             table.get(r, "twin_checked_positions").to_string()
         });
         let mut out = format!(
-            "Runs per row: {}; each run {} passes over the {} positions (thread CPU time). The native \
-             twin was checked equal to the program on all {checked} positions on every VM backend \
-             before timing (advice table, printed lines, `Evaluate()` value).\n\n",
+            "Runs per row: {}; each run {} passes over the {} positions (thread CPU time). Each native \
+             twin was checked equal to its program on all {checked} positions on every VM backend \
+             before timing (advice table, printed lines, the value of `Evaluate()` and of \
+             `patterns.che`'s `main()`).\n\n",
             per(FUNCTIONS[0], NATIVE).len(),
             num(calls),
             checked,

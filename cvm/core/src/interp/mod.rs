@@ -1410,12 +1410,14 @@ impl Vm for Interpreter<'_> {
     }
 
     fn advice_mut(&mut self) -> &mut AdviceTable {
+        // The embedder may write any entry through the fields.
+        self.advice.mark_all_written();
         &mut self.advice
     }
 
     fn reset(&mut self) {
         self.memory.reset(self.program.module());
-        self.advice.clear();
+        self.advice.clear_written();
     }
 
     fn call(
