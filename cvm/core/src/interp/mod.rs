@@ -665,9 +665,13 @@ impl<'p> Interpreter<'p> {
                     r!(a).wrapping_add(r!(b)).wrapping_add(i32::from(off))
                 }};
             }
-            // Bounds-checked address of a list element.
+            // Bounds-checked address of a list element; an index out of
+            // bounds traps at op `$at` (the op running when not given).
             macro_rules! list_slot {
-                ($list:expr, $idx:expr) => {{
+                ($list:expr, $idx:expr) => {
+                    list_slot!($list, $idx, pc!() - 1)
+                };
+                ($list:expr, $idx:expr, $at:expr) => {{
                     // SAFETY: list numbers come from verified operands or from
                     // list references, which verified code cannot forge.
                     let list = $list as usize;
@@ -679,7 +683,7 @@ impl<'p> Interpreter<'p> {
                                 index: idx,
                                 slots: s.slots,
                             },
-                            pc!() - 1,
+                            $at,
                         ));
                     }
                     (s.base + idx as u32) as usize
@@ -1181,18 +1185,8 @@ impl<'p> Interpreter<'p> {
                         } else {
                             list
                         };
-                        // SAFETY: as for `list_slot!`.
-                        let s = unsafe { *lists.add(l as usize) };
-                        if (v as u32) >= s.slots {
-                            break 'run Err((
-                                TrapKind::ListIndex {
-                                    index: v,
-                                    slots: s.slots,
-                                },
-                                head as usize,
-                            ));
-                        }
-                        if (heap!((s.base + v as u32) as usize) == k) != skip_eq {
+                        let at = list_slot!(l, v, head as usize);
+                        if (heap!(at) == k) != skip_eq {
                             // Not skipped: on after the test and its `Word`.
                             ip = goto!(head + 2);
                             break;
