@@ -24,6 +24,7 @@
 //! `python3 benches/report.py jit native` (see `docs/benchmarks.md`).
 
 use che_benches::clock::Clock;
+use che_benches::lab::patterns_twin::patterns_score;
 use che_benches::{
     compile_che_file, compile_che_workload, crate_dir, example_program, load_program, lua,
     oracle_positions, WORKLOADS,
@@ -125,97 +126,19 @@ impl Host for BoardHost<'_> {
     }
 }
 
-/// The native twin of `advice/patterns.che`: the same forty tests on the
-/// board's bitboards. (The program keeps no state between runs, so the
-/// VMs run it without a reset, as this function needs none.)
-fn native_patterns(b: &BoardView) -> i32 {
-    const FILE_A: u64 = 0x0101_0101_0101_0101;
-    let file = |f: u32| FILE_A << f;
-    let rank = |r: u32| 0xFFu64 << (8 * r);
-    let sq = |name: &str| {
-        let n = name.as_bytes();
-        1u64 << ((n[1] - b'1') * 8 + (n[0] - b'a'))
-    };
-    let sqs = |names: &[&str]| names.iter().fold(0, |m, n| m | sq(n));
-    let all = |set: u64, m: u64| set & m == m;
-    let any = |set: u64, m: u64| set & m != 0;
-    let count = |set: u64, m: u64| (set & m).count_ones();
-    let p = &b.pieces;
-    let side = |c: usize| p[c].iter().fold(0, |acc, &x| acc | x);
-    let officers = |c: usize| p[c][1] | p[c][2] | p[c][3] | p[c][4];
-    let king_in = |c: usize, m: u64| p[c][5] != 0 && p[c][5] & !m == 0;
-    let (wp, bp, wn, bn) = (p[0][0], p[1][0], p[0][1], p[1][1]);
-    let (w, bl) = (side(0), side(1));
-    let mut s = 0;
-    let mut add = |cond: bool, v: i32| {
-        if cond {
-            s += v;
-        }
-    };
-    add(all(wp, sqs(&["d4", "e4"])), 10);
-    add(all(bp, sqs(&["d5", "e5"])), -10);
-    add(any(wp, sqs(&["c4", "d4", "e4", "f4"])), 3);
-    add(any(bp, sqs(&["c5", "d5", "e5", "f5"])), -3);
-    add(all(wn, sq("f3")), 4);
-    add(all(bn, sq("f6")), -4);
-    add(all(wn, sq("c3")), 2);
-    add(all(bn, sq("c6")), -2);
-    add(any(p[0][2], sqs(&["c4", "b5", "d3", "e2"])), 3);
-    add(any(p[1][2], sqs(&["c5", "b4", "d6", "e7"])), -3);
-    add(all(p[0][5], sq("g1")) && all(p[0][3], sq("f1")), 8);
-    add(all(p[1][5], sq("g8")) && all(p[1][3], sq("f8")), -8);
-    add(all(wp, sqs(&["f2", "g2", "h2"])), 5);
-    add(all(bp, sqs(&["f7", "g7", "h7"])), -5);
-    add(any(p[0][4], sqs(&["d1", "d2", "e2", "c2"])), 1);
-    add(any(p[1][4], sqs(&["d8", "d7", "e7", "c7"])), -1);
-    add(any(p[0][3], rank(6)), 6);
-    add(any(p[1][3], rank(1)), -6);
-    add(any(w, file(4)) && any(w, file(3)), 1);
-    add(any(bl, file(4)) && any(bl, file(3)), -1);
-    add((0..3).all(|f| count(wp, file(f)) >= 3), 2);
-    add((0..3).all(|f| count(bp, file(f)) >= 3), -2);
-    add(count(officers(0), rank(0)) > 2, -2);
-    add(count(officers(1), rank(7)) > 2, 2);
-    add(count(w, rank(3)) >= 4 && count(w, rank(4)) >= 4, 3);
-    add(count(bl, rank(3)) >= 4 && count(bl, rank(4)) >= 4, -3);
-    let no_centre = |set: u64| count(set, file(3)) == 0 && count(set, file(4)) == 0;
-    add(no_centre(wp), -4);
-    add(no_centre(bp), 4);
-    add(no_centre(wp), -5);
-    add(no_centre(bp), 5);
-    add((0..8).any(|f| count(wp, file(f)) >= 2), -7);
-    add((0..8).any(|f| count(bp, file(f)) >= 2), 7);
-    add(count(wp | bp, file(0)) == 0, 1);
-    add(count(wp | bp, file(7)) == 0, 1);
-    let kside = file(4) | file(5) | file(6) | file(7);
-    let centre = file(3) | file(4);
-    add(king_in(0, kside), 2);
-    add(king_in(1, kside), -2);
-    add(king_in(0, centre), -3);
-    add(king_in(1, centre), 3);
-    let qq = file(0) | file(1) | file(2);
-    let kk = file(5) | file(6) | file(7);
-    add(
-        (king_in(0, qq) && king_in(1, qq)) || (king_in(0, kk) && king_in(1, kk)),
-        1,
-    );
-    add(
-        all(wp, sq("e4")) && all(bp, sq("e5")) && all(wn, sq("f3")) && all(bn, sq("c6")),
-        9,
-    );
-    s
-}
-
 fn patterns(c: &mut Criterion<Clock>) {
     let boards: Vec<BoardView> = oracle_positions().iter().take(64).map(board_view).collect();
     assert_eq!(boards.len(), 64);
     let (program, _) =
         cvm::opt::optimize(&compile_che_file(&crate_dir().join("advice/patterns.che")));
-    let native_total: i32 = boards.iter().map(native_patterns).sum();
+    // The native twin (the lab's, checked on the oracle positions). The
+    // program keeps no state between runs, so the VMs run it without a
+    // reset, as the twin needs none.
+    let native_total: i32 = boards.iter().map(patterns_score).sum();
 
     let mut g = group(c, "jit/patterns");
     g.bench_function("native", |b| {
-        b.iter(|| black_box(&boards).iter().map(native_patterns).sum::<i32>())
+        b.iter(|| black_box(&boards).iter().map(patterns_score).sum::<i32>())
     });
     let mut interp = Interpreter::new(&program);
     let run_interp = |interp: &mut Interpreter<'_>| -> i32 {
