@@ -572,6 +572,108 @@ L0:
 }
 
 #[test]
+fn diagonal_indices_of_three_registers() {
+    // `x - y + n - 1` and its variants as the index of element tests and
+    // constant stores through a list reference: the sub and the adds fold
+    // into the list op, except across a jump target, with a constant that
+    // needs more than a byte, or where the add reads the sub's result
+    // twice. The last call's index runs below zero and traps at the test.
+    let body = ".func body params 3 lists 1 locals 1 stack 5 value
+.slots x y n l t
+    ldl l
+    ldl x
+    sub.l y
+    add.l n
+    add.i -1
+    push 1
+    stx
+    ldl l
+    ldl x
+    ldl y
+    sub
+    ldl n
+    add
+    push 200
+    stx
+    ldl l
+    ldl x
+    sub.l y
+    add.l n
+    add.i -1
+    ldx
+    jne.i 1 L1
+    ldl t
+    add.i 16
+    stl t
+L1:
+    ldl l
+    ldl n
+    ldl x
+    sub.l y
+    add
+    ldx
+    jeq.i 200 L2
+    ldl t
+    add.i 256
+    stl t
+L2:
+    ldl l
+    ldl x
+    sub.l y
+    dup
+    add
+    add.i 7
+    push 3
+    stx
+    ldl l
+    ldl x
+    sub.l y
+L3:
+    add.l n
+    push -1
+    stx
+    ldl l
+    ldl x
+    sub.l y
+    add.l n
+    add.i -1
+    ldx
+    jeq.i 0 L4
+    ldl t
+    add.i 4096
+    stl t
+L4:
+    ldl t
+    retv
+.end
+";
+    let main = ".func main params 0 lists 0 locals 3 stack 6 value
+.slots i n acc
+    push 4
+    stl n
+    push 0
+    stl i
+L0:
+    ldl acc
+    push 2
+    ldl i
+    ldl n
+    lref a
+    call body
+    add
+    stl acc
+    ldl acc
+    write
+    inc.jlt.li i 7 L0
+    ldl acc
+    retv
+.end
+";
+    let r = agree(&format!(".list a 12\n{body}{main}"));
+    assert!(r.starts_with("ListIndex"), "{r}");
+}
+
+#[test]
 fn a_copy_loop_into_a_list_too_short_traps_at_its_store() {
     // The CopyList body (one `stx.l`, then `incl` and the inverted step)
     // runs as one op; the store's index trap keeps the store's offset,

@@ -46,7 +46,7 @@ use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
-use op::{Aux, Frame, FuncMeta, Ix, Op, Reg, Scan};
+use op::{Aux, Frame, FuncMeta, Ix, Ix3, Op, Reg, Scan};
 use translate::{translate, Form, Head, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
@@ -665,6 +665,16 @@ impl<'p> Interpreter<'p> {
                     r!(a).wrapping_add(r!(b)).wrapping_add(i32::from(off))
                 }};
             }
+            // The index of a three-register index op.
+            macro_rules! ix3 {
+                ($ix:expr) => {{
+                    let Ix3 { a, s, b, off } = $ix;
+                    r!(a)
+                        .wrapping_sub(r!(s))
+                        .wrapping_add(r!(b))
+                        .wrapping_add(i32::from(off))
+                }};
+            }
             // Bounds-checked address of a list element; an index out of
             // bounds traps at op `$at` (the op running when not given).
             macro_rules! list_slot {
@@ -995,6 +1005,21 @@ impl<'p> Interpreter<'p> {
                     let (lst, ix) = Ix::unpack(p);
                     let at = list_slot!(r!(lst), ix!(ix));
                     cmp_jump!(heap!(at) != i32::from(k));
+                }
+                Op::LdXJEqK3 { q, p } => {
+                    let (lst, ix, k) = Ix3::unpack(p, q);
+                    let at = list_slot!(r!(lst), ix3!(ix));
+                    cmp_jump!(heap!(at) == k);
+                }
+                Op::LdXJNeK3 { q, p } => {
+                    let (lst, ix, k) = Ix3::unpack(p, q);
+                    let at = list_slot!(r!(lst), ix3!(ix));
+                    cmp_jump!(heap!(at) != k);
+                }
+                Op::StXK3 { q, p } => {
+                    let (lst, ix, k) = Ix3::unpack(p, q);
+                    let at = list_slot!(r!(lst), ix3!(ix));
+                    heap!(at) = k;
                 }
                 Op::LdEW { dst, aux: x } => {
                     let Aux {

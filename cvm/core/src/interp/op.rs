@@ -127,6 +127,21 @@ pub(super) enum Op {
         k: i16,
         p: u32,
     },
+    /// `LdXJEqK` / `LdXJNeK` of an index of three registers ([`Ix3`]):
+    /// `q` packs the constant and the index's offset ([`Ix3::pack_k`]).
+    LdXJEqK3 {
+        q: u16,
+        p: u32,
+    },
+    LdXJNeK3 {
+        q: u16,
+        p: u32,
+    },
+    /// `StXK` at an index of three registers, packed as for `LdXJNeK3`.
+    StXK3 {
+        q: u16,
+        p: u32,
+    },
     /// `StE` for list numbers above `u16::MAX`: `aux` holds list, index and
     /// value register.
     StEW {
@@ -538,6 +553,47 @@ impl Ix {
                 b: (p >> 16) as u8,
                 off: (p >> 24) as u8 as i8,
             },
+        )
+    }
+}
+
+/// An element index of the shape `a - s + b + off` (registers `a`, `s`
+/// and `b` below 256, a small offset), as a diagonal `row - col + n - 1`
+/// computes it: what the `*3` ops compute in place of the `Sub` and the
+/// `Add` that the stack code runs before the list access.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Ix3 {
+    pub a: u8,
+    pub s: u8,
+    pub b: u8,
+    pub off: i8,
+}
+
+impl Ix3 {
+    /// Packs the list-reference register with the three registers, one
+    /// byte each.
+    pub fn pack(self, list: u8) -> u32 {
+        u32::from(list) | u32::from(self.a) << 8 | u32::from(self.s) << 16 | u32::from(self.b) << 24
+    }
+
+    /// Packs a constant operand below 128 in magnitude with the offset.
+    pub fn pack_k(self, k: i8) -> u16 {
+        u16::from(k as u8) | u16::from(self.off as u8) << 8
+    }
+
+    /// The list and the index [`Ix3::pack`] and [`Ix3::pack_k`] packed, and
+    /// the constant.
+    #[inline(always)]
+    pub fn unpack(p: u32, q: u16) -> (u8, Ix3, i32) {
+        (
+            p as u8,
+            Ix3 {
+                a: (p >> 8) as u8,
+                s: (p >> 16) as u8,
+                b: (p >> 24) as u8,
+                off: (q >> 8) as u8 as i8,
+            },
+            i32::from(q as u8 as i8),
         )
     }
 }

@@ -18,7 +18,7 @@
 //! The plain translation ([`Form::Plain`]) emits one op per executed CVM
 //! instruction (what a profile of CVM instructions counts).
 
-use super::op::{Aux, FuncMeta, Ix, Op, Reg, Scan};
+use super::op::{Aux, FuncMeta, Ix, Ix3, Op, Reg, Scan};
 use crate::intrinsics::INTRINSICS;
 use crate::isa::{Opcode, Rel};
 use crate::verify::{InstrInfo, Program};
@@ -192,9 +192,9 @@ impl Emit<'_> {
 
     /// When the list index in register `idx` was computed by the ops just
     /// emitted, `add` (and an `addi` of a small constant on its result),
-    /// into a stack register that nothing reads after the list op: removes
-    /// them and returns the index for a fused op to compute.
-    fn take_index(&mut self, idx: Reg) -> Option<Ix> {
+    /// into a stack register that nothing reads after the list op: the
+    /// position of the `add`, its operands and the constant.
+    fn index_add(&self, idx: Reg) -> Option<(usize, Reg, Reg, i8)> {
         if !self.fast || u32::from(idx) < self.slots {
             return None;
         }
@@ -212,20 +212,55 @@ impl Emit<'_> {
         if end <= self.barrier {
             return None;
         }
-        let Op::Add { dst, a, b } = code[end - 1] else {
+        match code[end - 1] {
+            Op::Add { dst, a, b } if dst == idx => Some((end - 1, a, b, off)),
+            _ => None,
+        }
+    }
+
+    /// Removes the ops from `keep` on, which compute an index a fused op
+    /// takes over.
+    fn drop_index_ops(&mut self, keep: usize) {
+        self.out.code.truncate(keep);
+        self.out.origin.truncate(keep);
+        self.out.back_fuel.truncate(keep);
+    }
+
+    /// The index of [`Emit::index_add`] for a fused op to compute: removes
+    /// the ops that computed it.
+    fn take_index(&mut self, idx: Reg) -> Option<Ix> {
+        let (at, a, b, off) = self.index_add(idx)?;
+        let (Ok(a), Ok(b)) = (u8::try_from(a), u8::try_from(b)) else {
             return None;
         };
-        let (Ok(a), Ok(b)) = (u8::try_from(a), u8::try_from(b)) else {
+        self.drop_index_ops(at);
+        Some(Ix { a, b, off })
+    }
+
+    /// Like [`Emit::take_index`], when a `sub` into `idx` just before the
+    /// `add` computed one of its operands (`x - y + b + off`): removes the
+    /// three ops and returns the index for a `*3` op to compute.
+    fn take_index3(&mut self, idx: Reg) -> Option<Ix3> {
+        let (at, a, b, off) = self.index_add(idx)?;
+        let b = match (a == idx, b == idx) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        if at <= self.barrier {
+            return None;
+        }
+        let Op::Sub { dst, a: x, b: y } = self.out.code[at - 1] else {
             return None;
         };
         if dst != idx {
             return None;
         }
-        let keep = end - 1;
-        self.out.code.truncate(keep);
-        self.out.origin.truncate(keep);
-        self.out.back_fuel.truncate(keep);
-        Some(Ix { a, b, off })
+        let (Ok(a), Ok(s), Ok(b)) = (u8::try_from(x), u8::try_from(y), u8::try_from(b)) else {
+            return None;
+        };
+        self.drop_index_ops(at - 1);
+        Some(Ix3 { a, s, b, off })
     }
 
     /// An op that jumps itself, charging `back` when it jumps backward.
@@ -947,6 +982,17 @@ fn instruction(
             let small = u8::try_from(lst).ok();
             if let Some((k, jeq, j)) = const_test(next) {
                 e.flush();
+                if let (Some(l), Ok(k8)) = (small, i8::try_from(k)) {
+                    if let Some(ix) = e.take_index3(idx) {
+                        let (q, p) = (ix.pack_k(k8), ix.pack(l));
+                        let op = if jeq {
+                            Op::LdXJEqK3 { q, p }
+                        } else {
+                            Op::LdXJNeK3 { q, p }
+                        };
+                        return fused_branch(e, info, op, j);
+                    }
+                }
                 let fused = small.and_then(|l| e.take_index(idx).map(|ix| (l, ix)));
                 let op = match (fused, jeq) {
                     (Some((lst, ix)), true) => Op::LdXJEqK2 { k, p: ix.pack(lst) },
@@ -972,6 +1018,15 @@ fn instruction(
             } else {
                 (ops[0] as Reg, ops[1] as Reg)
             };
+            if let (Ok(l), Some(Ok(k8))) = (u8::try_from(lst), k.map(i8::try_from)) {
+                if let Some(ix) = e.take_index3(idx) {
+                    e.op(Op::StXK3 {
+                        q: ix.pack_k(k8),
+                        p: ix.pack(l),
+                    });
+                    return 0;
+                }
+            }
             let fused = u8::try_from(lst)
                 .ok()
                 .and_then(|l| e.take_index(idx).map(|ix| (l, ix)));
