@@ -676,17 +676,22 @@ impl<'p> Interpreter<'p> {
                 }};
             }
             // Bounds-checked address of a list element; an index out of
-            // bounds traps at op `$at` (the op running when not given).
+            // bounds traps at the op running.
             macro_rules! list_slot {
-                ($list:expr, $idx:expr) => {
-                    list_slot!($list, $idx, pc!() - 1)
-                };
-                ($list:expr, $idx:expr, $at:expr) => {{
+                ($list:expr, $idx:expr) => {{
+                    let list = $list as usize;
                     // SAFETY: list numbers come from verified operands or from
                     // list references, which verified code cannot forge.
-                    let list = $list as usize;
-                    let idx = $idx;
                     let s = unsafe { *lists.add(list) };
+                    slot_in!(s, $idx, pc!() - 1)
+                }};
+            }
+            // The address of element `$idx` of the list whose slots are
+            // `$s`; an index out of bounds traps at op `$at`.
+            macro_rules! slot_in {
+                ($s:expr, $idx:expr, $at:expr) => {{
+                    let s: crate::runtime::ListSlice = $s;
+                    let idx = $idx;
                     if (idx as u32) >= s.slots {
                         break 'run Err((
                             TrapKind::ListIndex {
@@ -1186,14 +1191,26 @@ impl<'p> Interpreter<'p> {
                     let cost = u64::from(f);
                     let k = k as i32;
                     let skip_eq = flags & Scan::SKIP_EQ != 0;
+                    // The bound and the list stay put while the loop runs:
+                    // translation fuses no scan whose step register is
+                    // either, and the loop writes no other register and no
+                    // memory. A fuel stop leaves the loop for the dispatch.
+                    let limit = if flags & Scan::BOUND_K != 0 {
+                        bound as i32
+                    } else {
+                        r!(bound)
+                    };
+                    let l = if flags & Scan::LIST_REF != 0 {
+                        r!(list) as usize
+                    } else {
+                        list as usize
+                    };
+                    // SAFETY: as for `list_slot!`.
+                    let s = unsafe { *lists.add(l) };
+                    let mut v = r!(r);
                     loop {
-                        let v = r!(r).wrapping_add(1);
+                        v = v.wrapping_add(1);
                         set!(r, v);
-                        let limit = if flags & Scan::BOUND_K != 0 {
-                            bound as i32
-                        } else {
-                            r!(bound)
-                        };
                         if v >= limit {
                             // SAFETY: the `Word` is not the last op.
                             ip = unsafe { ip.add(1) };
@@ -1205,12 +1222,7 @@ impl<'p> Interpreter<'p> {
                         }
                         fuel -= cost;
                         // The header's test, which reports its own index.
-                        let l = if flags & Scan::LIST_REF != 0 {
-                            r!(list) as u32
-                        } else {
-                            list
-                        };
-                        let at = list_slot!(l, v, head as usize);
+                        let at = slot_in!(s, v, head as usize);
                         if (heap!(at) == k) != skip_eq {
                             // Not skipped: on after the test and its `Word`.
                             ip = goto!(head + 2);

@@ -567,6 +567,13 @@ fn fuse_scans(out: &mut Translation, start: usize) {
         if !matches!(out.code.get(h + 1), Some(&Op::Word { f: 0, w }) if w as usize == p) {
             continue;
         }
+        // The loop keeps the bound and the list where it read them first:
+        // the step must write neither.
+        if (bound_k == 0 && bound == u32::from(r))
+            || (flags & Scan::LIST_REF != 0 && list == u32::from(r))
+        {
+            continue;
+        }
         out.aux.push(Aux {
             a: list,
             b: bound,
