@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let (source, program) = che_fuzz::che_program(bytes);
     let scenario = knobs.scenario();
     che_fuzz::report(
-        che_fuzz::check_backends(&program, &scenario),
+        che_fuzz::check_backends(&program, &scenario, knobs.switch_point()),
         &program,
         Some(&source),
     );

@@ -4,8 +4,8 @@
 //! interpreter, and run identically on the JIT.
 #![no_main]
 
-use cvm_testkit::oracle::Scenario;
 use cvm::Limits;
+use cvm_testkit::oracle::Scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -37,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
         None,
     );
     che_fuzz::report(
-        che_fuzz::check_backends(&program, &scenario),
+        che_fuzz::check_backends(
+            &program,
+            &scenario,
+            che_fuzz::SwitchPoint::from_byte(data.last().copied().unwrap_or(0)),
+        ),
         &program,
         None,
     );

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let program = che_fuzz::cvm_program(bytes);
     let scenario = knobs.scenario();
     che_fuzz::report(
-        che_fuzz::check_backends(&program, &scenario),
+        che_fuzz::check_backends(&program, &scenario, knobs.switch_point()),
         &program,
         None,
     );

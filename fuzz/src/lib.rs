@@ -9,10 +9,10 @@
 //! the targets turn it into a panic, which libFuzzer reports as a crash
 //! and saves the input for.
 
-use cvm::Backend;
 use arbitrary::{Arbitrary, Unstructured};
-use cvm_testkit::oracle::{self, Scenario};
+use cvm::Backend;
 use cvm::{Limits, Program};
+use cvm_testkit::oracle::{self, Scenario};
 
 /// The most fuel a run may spend: enough for real loops (ten thousand
 /// iterations), small enough for thousands of executions per second. (It
@@ -33,6 +33,7 @@ pub struct Knobs {
     twice: bool,
     call: Option<u16>,
     rules: u8,
+    switch: u8,
 }
 
 impl Knobs {
@@ -63,6 +64,40 @@ impl Knobs {
     pub fn options(&self) -> cvm::opt::Options {
         oracle::optimizer_options(self.rules)
     }
+
+    /// The one tiered run an input checks ([`SwitchPoint::from_byte`]).
+    pub fn switch_point(&self) -> SwitchPoint {
+        SwitchPoint::from_byte(self.switch)
+    }
+}
+
+/// Where the tiered backend is made to switch to native code
+/// ([`oracle::check_switch_point`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SwitchPoint {
+    /// The call or back edge, counted from 0.
+    pub at: u64,
+    /// A back edge (on-stack replacement) rather than a call.
+    pub back_edge: bool,
+    /// The code switched to.
+    pub codegen: jit::CodeGen,
+}
+
+impl SwitchPoint {
+    /// Decodes a point from one byte: call or back edge number 0 to 63
+    /// (bits 2 to 7), at a back edge when bit 0 is set, to baseline code
+    /// when bit 1 is set (where the host has it), else to Cranelift's.
+    pub fn from_byte(b: u8) -> SwitchPoint {
+        SwitchPoint {
+            at: u64::from(b >> 2),
+            back_edge: b & 1 != 0,
+            codegen: if b & 2 != 0 {
+                jit::CodeGen::Baseline
+            } else {
+                jit::CodeGen::Cranelift
+            },
+        }
+    }
 }
 
 /// Splits an input into its knobs and the generator's bytes.
@@ -76,6 +111,7 @@ pub fn split(data: &[u8]) -> (Knobs, &[u8]) {
         twice: false,
         call: None,
         rules: 0,
+        switch: 0,
     });
     // `Knobs` takes a fixed number of bytes from the front; the rest is
     // the generator's.
@@ -105,13 +141,18 @@ pub fn che_program(bytes: &[u8]) -> (String, Program) {
     }
 }
 
-/// Interpreter against JIT, exactly.
-pub fn check_backends(program: &Program, scenario: &Scenario) -> Result<(), String> {
+/// Every backend against the interpreter, exactly, and the tiered backend
+/// with the switch to native code forced at `point`. (One point per input:
+/// checking all of them made an input cost 64 tiered runs; libFuzzer's
+/// choice of the knob covers them across inputs.)
+pub fn check_backends(
+    program: &Program,
+    scenario: &Scenario,
+    point: SwitchPoint,
+) -> Result<(), String> {
     let backends = Backend::ALL;
     oracle::check_backends(program, scenario, &backends)?;
-    // The tiered backend with the switch to native code forced at each of
-    // the first calls.
-    oracle::check_switch_points(program, scenario, 16).map(|_| ())
+    oracle::check_switch_point(program, scenario, point.at, point.back_edge, point.codegen)
 }
 
 /// The optimized program on both backends against the original on the

@@ -9,7 +9,7 @@
 
 use cvm::Vm;
 use cvm::{CollectOutput, Completion, Interpreter, Limits, NoHost, Program, RuntimeError};
-use cvm_testkit::oracle::{check_switch_points, Scenario};
+use cvm_testkit::oracle::{check_switch_point, check_switch_points, Scenario};
 use cvm_testkit::programs::generate;
 use jit::JitProgram;
 use proptest::prelude::*;
@@ -208,6 +208,36 @@ fn check_switches(bytes: &[u8], fuel: u64, depth: u32) -> Result<u64, TestCaseEr
     })
 }
 
+/// One switch point, as the fuzz targets choose it: the `at`-th call or
+/// back edge, to either code generator's code.
+fn check_one_switch(
+    bytes: &[u8],
+    fuel: u64,
+    at: u64,
+    back_edge: bool,
+    baseline: bool,
+) -> Result<(), TestCaseError> {
+    let program = Program::new(generate(bytes)).expect("generated modules verify");
+    let scenario = Scenario {
+        runs: 2,
+        ..Scenario::new(Limits {
+            fuel: Some(fuel),
+            max_depth: 30,
+        })
+    };
+    let codegen = if baseline {
+        jit::CodeGen::Baseline
+    } else {
+        jit::CodeGen::Cranelift
+    };
+    check_switch_point(&program, &scenario, at, back_edge, codegen).map_err(|e| {
+        TestCaseError::fail(format!(
+            "{e}\nprogram:\n{}",
+            cvm::asm::disassemble(program.module())
+        ))
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -218,6 +248,17 @@ proptest! {
         depth in 1u32..40,
     ) {
         check_switches(&bytes, fuel, depth)?;
+    }
+
+    #[test]
+    fn generated_programs_agree_at_one_switch_point(
+        bytes in proptest::collection::vec(any::<u8>(), 0..1500),
+        fuel in 0u64..5000,
+        at in 0u64..24,
+        back_edge in any::<bool>(),
+        baseline in any::<bool>(),
+    ) {
+        check_one_switch(&bytes, fuel, at, back_edge, baseline)?;
     }
 
     #[test]

@@ -474,6 +474,44 @@ pub fn check_switch_points(
     Ok(reached)
 }
 
+/// One switch point of [`check_switch_points`]: the switch to native code
+/// forced at the `at`-th call (or, with `back_edge`, at the `at`-th
+/// backward jump, on-stack replacement), to `codegen`'s code (Cranelift's
+/// where the host has no other). Compares the run exactly with the
+/// interpreter's. The fuzz targets pick one point per input, so that an
+/// input costs one tiered run instead of one per point.
+pub fn check_switch_point(
+    program: &Program,
+    scenario: &Scenario,
+    at: u64,
+    back_edge: bool,
+    codegen: jit::CodeGen,
+) -> Result<(), String> {
+    let codegen = if jit::CodeGen::available().contains(&codegen) {
+        codegen
+    } else {
+        jit::CodeGen::Cranelift
+    };
+    let want = run(Backend::Interp, program, scenario)?;
+    let (config, point) = if back_edge {
+        (
+            jit::TierConfig::switch_at_back_edge(at, codegen),
+            "back edge",
+        )
+    } else {
+        (jit::TierConfig::switch_at_with(at, codegen), "call")
+    };
+    let tiered = jit::TieredProgram::new(program.clone(), config);
+    let mut vm = tiered.instance();
+    let got = observe(&mut vm, program, scenario);
+    match difference(&want, &got, Strictness::Exact) {
+        Some(d) => Err(format!(
+            "auto with the switch at {point} {at} to {codegen:?} code disagrees with interp: {d}"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Runs `program` on the first backend and `optimized` on every backend,
 /// and compares each optimized run with the original one (errors by kind
 /// and source position).

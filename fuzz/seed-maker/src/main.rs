@@ -77,7 +77,10 @@ fn generator_seeds() -> Seeds {
     (0..GENERATED)
         .map(|i| {
             let len = 8 + (i as usize * 37) % 1500;
-            (format!("gen-{i:03}"), cvm_testkit::programs::seed_bytes(0xF022 + i, len))
+            (
+                format!("gen-{i:03}"),
+                cvm_testkit::programs::seed_bytes(0xF022 + i, len),
+            )
         })
         .collect()
 }

@@ -175,33 +175,51 @@ pub fn table_difference(a: &AdviceTable, b: &AdviceTable) -> Option<String> {
 /// optimizer (and the conversion compiles without a warning); returns that
 /// table.
 pub fn check_conversion(source: &str, board: &BoardView) -> Result<AdviceTable, String> {
-    let direct = compile(source)?;
-    let (text, converted) = convert(source)?;
-    // Each program is optimized once for both backends, and the reference
-    // run (direct, interpreter, not optimized) is not repeated.
-    let direct_optimized = cvm::opt::optimize(&direct).0;
-    let converted_optimized = cvm::opt::optimize(&converted).0;
-    let want = run_advice(direct.clone(), Backend::Interp, board)?;
+    let mut runs = Vec::new();
     for backend in Backend::ALL {
         for optimize in [false, true] {
-            if backend != Backend::Interp || optimize {
-                let program = if optimize { &direct_optimized } else { &direct };
-                let got = run_advice(program.clone(), backend, board)?;
-                if let Some(d) = table_difference(&want, &got) {
-                    return Err(format!("direct, {backend}, optimized {optimize}: {d}"));
-                }
+            runs.push((backend, optimize));
+        }
+    }
+    check_conversion_on(source, board, &runs)
+}
+
+/// [`check_conversion`] on the given runs only (backend, optimized): each
+/// run of the direct compilation and of the conversion is compared with
+/// the direct compilation's plain run on the interpreter. The fuzz target
+/// checks one run per input.
+pub fn check_conversion_on(
+    source: &str,
+    board: &BoardView,
+    runs: &[(Backend, bool)],
+) -> Result<AdviceTable, String> {
+    let direct = compile(source)?;
+    let (text, converted) = convert(source)?;
+    let want = run_advice(direct.clone(), Backend::Interp, board)?;
+    // Each program is optimized at most once, and the reference run
+    // (direct, interpreter, not optimized) is not repeated.
+    let optimized = runs.iter().any(|&(_, o)| o).then(|| {
+        (
+            cvm::opt::optimize(&direct).0,
+            cvm::opt::optimize(&converted).0,
+        )
+    });
+    for &(backend, optimize) in runs {
+        let (d, c) = match (&optimized, optimize) {
+            (Some((d, c)), true) => (d, c),
+            _ => (&direct, &converted),
+        };
+        if backend != Backend::Interp || optimize {
+            let got = run_advice(d.clone(), backend, board)?;
+            if let Some(diff) = table_difference(&want, &got) {
+                return Err(format!("direct, {backend}, optimized {optimize}: {diff}"));
             }
-            let program = if optimize {
-                &converted_optimized
-            } else {
-                &converted
-            };
-            let got = run_advice(program.clone(), backend, board)?;
-            if let Some(d) = table_difference(&want, &got) {
-                return Err(format!(
-                    "converted, {backend}, optimized {optimize}: {d}\n--- Che++ ---\n{text}"
-                ));
-            }
+        }
+        let got = run_advice(c.clone(), backend, board)?;
+        if let Some(diff) = table_difference(&want, &got) {
+            return Err(format!(
+                "converted, {backend}, optimized {optimize}: {diff}\n--- Che++ ---\n{text}"
+            ));
         }
     }
     Ok(want)
