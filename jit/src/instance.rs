@@ -133,11 +133,7 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn reset(&mut self) {
-        if self.memory_layout_ok() {
-            self.memory.reset(self.jit.program.module());
-        } else {
-            self.memory = self.jit.initial.clone();
-        }
+        self.memory.reset_to(&self.jit.initial);
         self.memory_touched = false;
         self.advice.clear_written();
     }
@@ -257,7 +253,7 @@ impl<'j> JitInstance<'j> {
 
     /// Whether memory still has the shape compiled code was made for.
     fn memory_layout_ok(&self) -> bool {
-        layout_matches(&self.memory, &self.jit.initial)
+        self.memory.same_layout(&self.jit.initial)
     }
 
     /// Whether the lists compiled code treats as constants hold their
@@ -500,14 +496,6 @@ impl Run<'_> {
             }
         }
     }
-}
-
-/// Whether `memory` has the layout of `initial` (the module's): the same
-/// numbers of globals and heap words and the same list table.
-pub(crate) fn layout_matches(memory: &Memory, initial: &Memory) -> bool {
-    memory.globals.len() == initial.globals.len()
-        && memory.heap.len() == initial.heap.len()
-        && memory.lists == initial.lists
 }
 
 /// Whether compiled code may run `call` (a function and its arguments) on

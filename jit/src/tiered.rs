@@ -18,7 +18,7 @@
 //! backend").
 
 use crate::compile::{CodeGen, JitProgram, Sendable};
-use crate::instance::{constants_intact, layout_matches, Run};
+use crate::instance::{constants_intact, Run};
 use crate::shared::CompiledFn;
 use crate::stack;
 use cvm::dispatch::{CallHook, CallSite, Handled, LoopSite};
@@ -927,7 +927,7 @@ fn native_allowed(
     (func, args): (u32, &[i32]),
 ) -> bool {
     let (facts, init) = tier.common.native_facts();
-    if *touched && !layout_matches(memory, init) {
+    if *touched && !memory.same_layout(init) {
         return false;
     }
     constants_intact(

@@ -73,6 +73,32 @@ impl Memory {
         }
     }
 
+    /// Restores the state of `initial`, a memory of the same module as it
+    /// was made ([`Memory::new`]), which is what [`Memory::reset`] computes
+    /// list by list: block copies of the globals, the heap and the list
+    /// places when their sizes are still `initial`'s, without reallocating;
+    /// a copy of `initial` otherwise (an embedder resized them).
+    pub fn reset_to(&mut self, initial: &Memory) {
+        if self.globals.len() == initial.globals.len()
+            && self.heap.len() == initial.heap.len()
+            && self.lists.len() == initial.lists.len()
+        {
+            self.globals.copy_from_slice(&initial.globals);
+            self.heap.copy_from_slice(&initial.heap);
+            self.lists.copy_from_slice(&initial.lists);
+        } else {
+            self.clone_from(initial);
+        }
+    }
+
+    /// Whether `self` and `other` have the same number of globals, the
+    /// same heap size and their lists in the same places.
+    pub fn same_layout(&self, other: &Memory) -> bool {
+        self.globals.len() == other.globals.len()
+            && self.heap.len() == other.heap.len()
+            && self.lists == other.lists
+    }
+
     /// The slots of a list. `id` must be a valid list index (verified code
     /// only produces valid list references).
     pub fn list(&self, id: u32) -> &[i32] {

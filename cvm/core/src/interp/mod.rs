@@ -260,6 +260,8 @@ pub struct Interpreter<'p> {
     /// One op per CVM instruction, for profiled runs (made at the first).
     plain: Option<Box<Translation>>,
     memory: Memory,
+    /// The memory as the program starts, which `reset` copies back.
+    initial: Memory,
     advice: Box<AdviceTable>,
     regs: Vec<i32>,
     frames: Vec<Frame>,
@@ -272,11 +274,13 @@ pub struct Interpreter<'p> {
 impl<'p> Interpreter<'p> {
     /// Translates a verified program and creates its instance memory.
     pub fn new(program: &'p Program) -> Interpreter<'p> {
+        let initial = Memory::new(program.module());
         Interpreter {
             program,
             fast: translate(program, Form::Fast),
             plain: None,
-            memory: Memory::new(program.module()),
+            memory: initial.clone(),
+            initial,
             advice: Box::default(),
             regs: vec![0; 256],
             frames: Vec::with_capacity(64),
@@ -1447,7 +1451,7 @@ impl Vm for Interpreter<'_> {
     }
 
     fn reset(&mut self) {
-        self.memory.reset(self.program.module());
+        self.memory.reset_to(&self.initial);
         self.advice.clear_written();
     }
 
