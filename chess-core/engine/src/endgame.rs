@@ -83,8 +83,16 @@ pub enum Role {
     /// or is worth as much as the program's move; otherwise the program's move is played. The
     /// values are progress measures (the KQK and KRK box, the KPK known wins), and a return to
     /// a position of the game keeps only half its value, so the search cannot walk the game
-    /// back.
+    /// back. Only the side with material is guarded; the bare king's defence is the program's.
     Guards,
+    /// As [`Role::Guards`], but while the program's value of the root is higher than it was
+    /// [`PROGRESS_WINDOW`] of our moves ago (or the game is shorter), the engine's search gets
+    /// the whole move first and its move is played, without the program's lookahead, once it
+    /// completed [`TRUSTED_DEPTH`] plies: the engine's deep search with its own evaluation
+    /// mates KQK and KRK faster than the program's two-ply measure allows, and the window still
+    /// stops it walking round in circles. (The KPK program's known wins are knowledge the
+    /// search lacks, so KPK keeps the plain guard.)
+    Follows,
 }
 
 /// The role of the shipped program `name` ([`Role::Plays`] for any other name). The KBNK
@@ -92,7 +100,8 @@ pub enum Role {
 /// never finds; the KPKP program is not measured against a table.
 pub fn builtin_role(name: &str) -> Role {
     match name {
-        "kqk" | "krk" | "kpk" => Role::Guards,
+        "kqk" | "krk" => Role::Follows,
+        "kpk" => Role::Guards,
         _ => Role::Plays,
     }
 }
@@ -679,6 +688,85 @@ pub(crate) struct Turn<'a> {
     pub left: Option<std::time::Duration>,
     /// Stops the search.
     pub control: &'a SearchControl,
+    /// The program's values of the game's earlier roots (a following program's window).
+    pub progress: &'a mut Progress,
+}
+
+/// Own moves over which a following program ([`Role::Follows`]) lets the engine's search make
+/// its progress: the search's move is played, whatever the program's lookahead makes of it, while
+/// the program's value of the root is higher than it was this many of our moves ago.
+pub const PROGRESS_WINDOW: usize = 4;
+
+/// The depth from which the engine's own search is trusted with the window of
+/// [`PROGRESS_WINDOW`] moves; a shallower search's move must make progress by itself (a
+/// shallow search trusted over the window walks the game round in circles).
+pub const TRUSTED_DEPTH: u32 = 8;
+
+/// Roots remembered in a [`Progress`] before it forgets them all (a game has far fewer).
+const PROGRESS_CAPACITY: usize = 4096;
+
+/// The roots of the game so far (by position hash, with the program that met them) and, once
+/// asked for, the program's values of them, for the window of a following program
+/// ([`PROGRESS_WINDOW`]); a root is valued only when a later root is compared with it, so the
+/// first moves of a game cost no program run. Cleared at a new game.
+#[derive(Debug, Default)]
+pub struct Progress {
+    roots: HashMap<u64, (usize, Position, Option<i32>)>,
+    program: usize,
+}
+
+impl Progress {
+    /// Forgets every root.
+    pub fn clear(&mut self) {
+        self.roots.clear();
+    }
+
+    /// Sets the program whose roots are remembered and compared from now on (its index among
+    /// the engine's programs): roots another program met are never compared with its own.
+    pub fn select(&mut self, program: usize) {
+        self.program = program;
+    }
+
+    /// Remembers `root` for the selected program (a root met before keeps its value).
+    pub fn remember(&mut self, root: &Position) {
+        if self.roots.len() >= PROGRESS_CAPACITY {
+            self.roots.clear();
+        }
+        let program = self.program;
+        let entry = self
+            .roots
+            .entry(root.hash())
+            .or_insert((program, *root, None));
+        if entry.0 != program {
+            *entry = (program, *root, None);
+        }
+    }
+
+    /// Our root `moves` of our moves before the present one, in a game whose earlier positions
+    /// are `history` (oldest first, the present root not included), when the selected program
+    /// met it.
+    pub fn root_before(&self, history: &[u64], moves: usize) -> Option<Position> {
+        let back = moves.checked_mul(2)?;
+        let at = history.len().checked_sub(back)?;
+        match self.roots.get(&history[at]) {
+            Some(&(program, root, _)) if program == self.program => Some(root),
+            _ => None,
+        }
+    }
+
+    /// The program's value of the remembered root `root`: the one given before, else
+    /// `value(root)`, kept when it is one. `None` for a root not remembered.
+    pub fn value(
+        &mut self,
+        root: &Position,
+        value: &mut dyn FnMut(&Position) -> Option<i32>,
+    ) -> Option<i32> {
+        let entry = self.roots.get_mut(&root.hash())?;
+        if entry.2.is_none() {
+            entry.2 = value(root);
+        }
+        entry.2
+    }
 }
 
 /// Where and how a root run of the program happens ([`root_run`]).
@@ -759,6 +847,9 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 /// with `styles`): `None` when it failed at the root (reported to `sink`; the deadlines in
 /// `turn.control` are then shortened by the time it took); otherwise the move of the turn.
 ///
+/// 0. A following program ([`Role::Follows`]) whose value of the root rose over the window
+///    first lets the engine's search have the whole move ([`follow`]); a mate it finds, or its
+///    move after [`TRUSTED_DEPTH`] plies, is played without the steps below.
 /// 1. The program runs at the root with a fixed lookahead of [`PROGRAM_DEPTH`] plies, whatever
 ///    the `go` limits: the searches behind its TRY, PLAYB and PLAN use `own`, a search state of
 ///    their own (so the deeper searches of the game leave no entries in their table), and share
@@ -769,9 +860,12 @@ fn after_spending(plan: TimePlan, spent: std::time::Duration) -> TimePlan {
 ///    move's time, nodes or depth, and `go infinite` waits for `stop` there. It reports its
 ///    `info` lines as it goes, with the depth it searched and `score mate N` once a mate is found.
 /// 3. A forced mate found by that search is played (the shortest way home). Under a program
-///    that guards ([`Role::Guards`]) the search's move is played when the program's lookahead
-///    valued it at least as high as the program's value of the root, or as the program's
-///    move. Otherwise the program's move is played, reported with the depth the engine
+///    that guards ([`Role::Guards`], [`Role::Follows`]) the side with material, the search's
+///    move is played when the program's lookahead valued it at least as high as the program's
+///    value of the root, or as the program's move; under one that follows, also when the
+///    search reached [`TRUSTED_DEPTH`] and the root's value rose over the last
+///    [`PROGRESS_WINDOW`] of our moves (`turn.progress` keeps the values of the game's roots).
+///    Otherwise the program's move is played, reported with the depth the engine
 ///    searched and the program's score for it. When the program answers no move (LEAVE), the
 ///    engine's search runs instead with the program's values at its nodes.
 pub(crate) fn search(
@@ -787,6 +881,7 @@ pub(crate) fn search(
         plan,
         left,
         control,
+        progress,
     } = turn;
     let root = setup.root;
     let start = std::time::Instant::now();
@@ -831,6 +926,30 @@ pub(crate) fn search(
         fuel: (Some(root_fuel), node_fuel),
         options: setup.options,
     };
+    // A guard serves the side with material; the bare king's defence is the program's.
+    let bare = root.by_colour(root.side_to_move()).count() == 1;
+    // (Not under a node budget: a search that stops short of the trusted depth would leave the
+    // lookahead and the guarded search none.)
+    if program.role() == Role::Follows
+        && !bare
+        && setup.node_limit.is_none()
+        && control.max_depth() >= TRUSTED_DEPTH
+    {
+        let followed = follow(
+            program,
+            (state, progress),
+            (backend, styles),
+            setup,
+            &at.game,
+            control,
+            sink,
+        );
+        if followed.is_some() {
+            return followed;
+        }
+        // Not followed: the program's lookahead and the guard, with what is left of the move.
+        control.set_plan(after_spending(live, start.elapsed()));
+    }
     let root_run = root_run(program, own, (backend, styles), at, control);
     let spend = |control: &SearchControl| {
         control.set_plan(after_spending(live, start.elapsed()));
@@ -932,7 +1051,8 @@ pub(crate) fn search(
         "endgame program {} answered {mv} ({PROGRAM_DEPTH}-ply lookahead)",
         program.source()
     )));
-    let guards = program.role() == Role::Guards && hook.error().is_none();
+    let guards = program.role() != Role::Plays && !bare && hook.error().is_none();
+    let follows = program.role() == Role::Follows;
     // The engine's own search with the rest of the move: a forced mate it finds is played, and
     // under a guarding program its move when the program's lookahead values it as progress.
     let ctx = state.context(&params, None, control);
@@ -957,26 +1077,46 @@ pub(crate) fn search(
             }
             return Some(SearchResult { nodes, ..result });
         }
-        if guards && best != mv {
+        if guards {
             hook.set_context(0, None);
             // The program's value of the root with our side to move, as at the nodes of its
             // lookahead two plies down.
             let now = hook.value(&root, 1).ok().flatten();
+            let earlier = if follows {
+                progress.remember(&root);
+                progress.value(&root, &mut |_| now);
+                progress
+                    .root_before(&setup.history, PROGRESS_WINDOW)
+                    .and_then(|r| progress.value(&r, &mut |p| hook.value(p, 1).ok().flatten()))
+            } else {
+                None
+            };
+            if best == mv {
+                return Some(SearchResult { nodes, ..result });
+            }
             let of = |m: Move| tried.iter().find(|(t, _)| *t == m).map(|&(_, v)| v);
-            let progress = match (of(best), of(mv), now) {
+            // The move itself loses nothing by the program's measure two plies on...
+            let step = match (of(best), of(mv), now) {
                 (Some(v), Some(p), Some(now)) => v >= now || v >= p,
                 (Some(v), Some(p), None) => v >= p,
                 _ => false,
             };
-            if progress {
+            // ... or a deep search's moves have raised the measure over the window (a game
+            // shorter than the window gives them the benefit).
+            let moving = follows
+                && searched >= TRUSTED_DEPTH
+                && match (now, earlier) {
+                    (Some(now), Some(before)) => now > before,
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                };
+            if step || moving {
                 return Some(SearchResult { nodes, ..result });
             }
             sink(EngineEvent::Note(format!(
                 "endgame program {}: the search's {best} makes no progress by the program's values; playing {mv}",
                 program.source()
             )));
-        } else if guards {
-            return Some(SearchResult { nodes, ..result });
         }
     }
     let depth = searched.max(PROGRAM_DEPTH);
@@ -1001,6 +1141,49 @@ pub(crate) fn search(
         pv: vec![mv],
         choices: 1,
         ..SearchResult::default()
+    })
+}
+
+/// The turn of a following program ([`Role::Follows`]) before its lookahead: when the program's
+/// value of the root rose over the last [`PROGRESS_WINDOW`] of our moves (or the game is
+/// shorter), the engine's own search gets the whole move, and its move is played when it found
+/// a mate or completed [`TRUSTED_DEPTH`] plies. `None` otherwise (the time it took is spent),
+/// and when the program cannot value the root.
+fn follow(
+    program: &EndgameProgram,
+    (state, progress): (&mut SearchState, &mut Progress),
+    (backend, styles): (Backend, &StyleSettings),
+    setup: &SearchSetup,
+    game: &[u64],
+    control: &SearchControl,
+    sink: &mut dyn FnMut(EngineEvent),
+) -> Option<SearchResult> {
+    let root = setup.root;
+    progress.remember(&root);
+    if let Some(before) = progress.root_before(&setup.history, PROGRESS_WINDOW) {
+        let mut hook = NodeHook::new(program, backend, root.side_to_move(), NODE_FUEL).ok()?;
+        hook.set_game(game);
+        hook.set_context(0, None);
+        let mut value = |p: &Position| hook.value(p, 1).ok().flatten();
+        let now = progress.value(&root, &mut value)?;
+        let before = progress.value(&before, &mut value)?;
+        if now <= before {
+            return None;
+        }
+    }
+    state.bonuses.clear();
+    let params = EvalParams::new(styles, None);
+    let ctx = state.context(&params, None, control);
+    let mut forward = |r: &Report| sink(EngineEvent::Report(r.clone()));
+    let result = search::run(ctx, setup, &mut forward);
+    let best = result.best.filter(|&b| root.is_legal(b))?;
+    (result.score >= MATE_BOUND || result.depth >= TRUSTED_DEPTH).then(|| {
+        sink(EngineEvent::Note(format!(
+            "endgame program {} follows the search's {best} (depth {}): the program's value rose over the last {PROGRESS_WINDOW} moves",
+            program.source(),
+            result.depth
+        )));
+        result
     })
 }
 
@@ -1119,6 +1302,49 @@ mod tests {
             assert!(matches!(p, Ok(Some(_))), "{name}: {:?}", p.err());
         }
         assert!(EndgameProgram::load(&EndgameSource::File("/nonexistent/x.cheg".into())).is_err());
+    }
+
+    #[test]
+    fn progress_looks_back_at_our_own_roots_of_the_same_program() {
+        let mut p = Progress::default();
+        p.select(1);
+        // Our roots are the positions 2, 4, 6 ... plies before the present one.
+        let mut pos = Position::startpos();
+        let mut history = Vec::new();
+        for _ in 0..10 {
+            p.remember(&pos);
+            history.push(pos.hash());
+            let mv = pos.legal_moves().as_slice()[0];
+            pos = pos.after(mv);
+        }
+        let mut runs = 0;
+        let mut value = |q: &Position| {
+            runs += 1;
+            history
+                .iter()
+                .position(|&h| h == q.hash())
+                .map(|i| i as i32)
+        };
+        let one = p.root_before(&history, 1).expect("a root");
+        assert_eq!(p.value(&one, &mut value), Some(8));
+        assert_eq!(p.value(&one, &mut value), Some(8), "kept");
+        let four = p.root_before(&history, 4).expect("a root");
+        assert_eq!(p.value(&four, &mut value), Some(2));
+        assert!(p.root_before(&history, 5).is_some());
+        assert!(
+            p.root_before(&history, 6).is_none(),
+            "before the game began"
+        );
+        assert_eq!(runs, 2, "a root is valued once, when asked");
+        p.select(2);
+        assert!(
+            p.root_before(&history, 1).is_none(),
+            "another program's roots"
+        );
+        p.remember(&one);
+        assert!(p.root_before(&history, 1).is_some());
+        p.clear();
+        assert!(p.root_before(&history, 1).is_none());
     }
 }
 

@@ -15,7 +15,7 @@ use crate::advisor::{AdviceMode, Advisor, FuelBudget};
 use crate::book::choose::weighted_choice;
 use crate::book::Book;
 pub use crate::endgame::EndgameRunError;
-use crate::endgame::{EndgameProgram, RootAt, RootRun, TryLimits, Turn};
+use crate::endgame::{EndgameProgram, Progress, RootAt, RootRun, TryLimits, Turn};
 use crate::eval::{Breakdown, EvalParams};
 use crate::host::AdviceHost;
 use crate::native::{NativeAdvice, NativeHook};
@@ -121,6 +121,8 @@ pub struct Engine {
     endgame_error: Option<String>,
     /// The search state of the endgame program's own lookahead (created on first use).
     endgame_state: Option<SearchState>,
+    /// The endgame programs' values of the game's roots (a following program's window).
+    endgame_progress: Progress,
 }
 
 impl Engine {
@@ -141,6 +143,7 @@ impl Engine {
             endgame: Vec::new(),
             endgame_error: None,
             endgame_state: None,
+            endgame_progress: Progress::default(),
             options,
         };
         engine.load_program();
@@ -191,6 +194,7 @@ impl Engine {
     }
 
     fn load_endgame(&mut self) {
+        self.endgame_progress.clear();
         match EndgameProgram::load_set(&self.options.endgame) {
             Ok(mut programs) => {
                 let backend = self.options.backend;
@@ -380,6 +384,7 @@ impl Engine {
             own.tt.clear();
             own.history.clear();
         }
+        self.endgame_progress.clear();
         self.host.clear_scores();
         self.searches = 0;
         self.game = GameState::new(Position::startpos());
@@ -626,6 +631,7 @@ impl Engine {
         let own = self
             .endgame_state
             .get_or_insert_with(|| SearchState::new(ENDGAME_HASH_MB));
+        self.endgame_progress.select(index);
         crate::endgame::search(
             &self.endgame[index],
             (&mut self.state, own),
@@ -636,6 +642,7 @@ impl Engine {
                 plan,
                 left,
                 control,
+                progress: &mut self.endgame_progress,
             },
             sink,
         )
