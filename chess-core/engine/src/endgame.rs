@@ -1160,7 +1160,8 @@ fn follow(
 ) -> Option<SearchResult> {
     let root = setup.root;
     progress.remember(&root);
-    if let Some(before) = progress.root_before(&setup.history, PROGRESS_WINDOW) {
+    let earlier = progress.root_before(&setup.history, PROGRESS_WINDOW);
+    if let Some(before) = earlier {
         let mut hook = NodeHook::new(program, backend, root.side_to_move(), NODE_FUEL).ok()?;
         hook.set_game(game);
         hook.set_context(0, None);
@@ -1178,8 +1179,13 @@ fn follow(
     let result = search::run(ctx, setup, &mut forward);
     let best = result.best.filter(|&b| root.is_legal(b))?;
     (result.score >= MATE_BOUND || result.depth >= TRUSTED_DEPTH).then(|| {
+        let why = if earlier.is_some() {
+            format!("the program's value rose over the last {PROGRESS_WINDOW} moves")
+        } else {
+            format!("the game is shorter than {PROGRESS_WINDOW} moves")
+        };
         sink(EngineEvent::Note(format!(
-            "endgame program {} follows the search's {best} (depth {}): the program's value rose over the last {PROGRESS_WINDOW} moves",
+            "endgame program {} follows the search's {best} (depth {}): {why}",
             program.source(),
             result.depth
         )));
