@@ -754,6 +754,24 @@ impl Progress {
         }
     }
 
+    /// Whether the program's value of `root` (remembered here) is higher than at our root
+    /// [`PROGRESS_WINDOW`] of our moves before, in a game whose earlier positions are
+    /// `history`: `None` when the game has no such root of the selected program, `Some(false)`
+    /// when either root cannot be valued. Values come from those given before, else from
+    /// `value`.
+    pub fn rose(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        value: &mut dyn FnMut(&Position) -> Option<i32>,
+    ) -> Option<bool> {
+        self.remember(root);
+        let before = self.root_before(history, PROGRESS_WINDOW)?;
+        let now = self.value(root, value);
+        let before = self.value(&before, value);
+        Some(matches!((now, before), (Some(now), Some(before)) if now > before))
+    }
+
     /// The program's value of the remembered root `root`: the one given before, else
     /// `value(root)`, kept when it is one. `None` for a root not remembered.
     pub fn value(
@@ -1078,22 +1096,22 @@ pub(crate) fn search(
             return Some(SearchResult { nodes, ..result });
         }
         if guards {
-            hook.set_context(0, None);
-            // The program's value of the root with our side to move, as at the nodes of its
-            // lookahead two plies down.
-            let now = hook.value(&root, 1).ok().flatten();
-            let earlier = if follows {
+            if follows {
+                // Valued when a later root is compared with it.
                 progress.remember(&root);
-                progress.value(&root, &mut |_| now);
-                progress
-                    .root_before(&setup.history, PROGRESS_WINDOW)
-                    .and_then(|r| progress.value(&r, &mut |p| hook.value(p, 1).ok().flatten()))
-            } else {
-                None
-            };
+            }
             if best == mv {
                 return Some(SearchResult { nodes, ..result });
             }
+            hook.set_context(0, None);
+            // The program's value of a root with our side to move, as at the nodes of its
+            // lookahead two plies down.
+            let mut value = |p: &Position| hook.value(p, 1).ok().flatten();
+            let now = if follows {
+                progress.value(&root, &mut value)
+            } else {
+                value(&root)
+            };
             let of = |m: Move| tried.iter().find(|(t, _)| *t == m).map(|&(_, v)| v);
             // The move itself loses nothing by the program's measure two plies on...
             let step = match (of(best), of(mv), now) {
@@ -1105,11 +1123,9 @@ pub(crate) fn search(
             // shorter than the window gives them the benefit).
             let moving = follows
                 && searched >= TRUSTED_DEPTH
-                && match (now, earlier) {
-                    (Some(now), Some(before)) => now > before,
-                    (_, None) => true,
-                    (None, Some(_)) => false,
-                };
+                && progress
+                    .rose(&root, &setup.history, &mut value)
+                    .unwrap_or(true);
             if step || moving {
                 return Some(SearchResult { nodes, ..result });
             }
@@ -1160,15 +1176,16 @@ fn follow(
 ) -> Option<SearchResult> {
     let root = setup.root;
     progress.remember(&root);
-    let earlier = progress.root_before(&setup.history, PROGRESS_WINDOW);
-    if let Some(before) = earlier {
+    let compared = progress
+        .root_before(&setup.history, PROGRESS_WINDOW)
+        .is_some();
+    if compared {
+        // The program runs only when there is an earlier root to compare with.
         let mut hook = NodeHook::new(program, backend, root.side_to_move(), NODE_FUEL).ok()?;
         hook.set_game(game);
         hook.set_context(0, None);
         let mut value = |p: &Position| hook.value(p, 1).ok().flatten();
-        let now = progress.value(&root, &mut value)?;
-        let before = progress.value(&before, &mut value)?;
-        if now <= before {
+        if progress.rose(&root, &setup.history, &mut value) != Some(true) {
             return None;
         }
     }
@@ -1179,7 +1196,7 @@ fn follow(
     let result = search::run(ctx, setup, &mut forward);
     let best = result.best.filter(|&b| root.is_legal(b))?;
     (result.score >= MATE_BOUND || result.depth >= TRUSTED_DEPTH).then(|| {
-        let why = if earlier.is_some() {
+        let why = if compared {
             format!("the program's value rose over the last {PROGRESS_WINDOW} moves")
         } else {
             format!("the game is shorter than {PROGRESS_WINDOW} moves")
@@ -1349,6 +1366,24 @@ mod tests {
         );
         p.remember(&one);
         assert!(p.root_before(&history, 1).is_some());
+        // The present root against ours four moves before (history[2], valued 2 above under
+        // program 1; program 2 never met it).
+        let index = |q: &Position| history.iter().position(|&h| h == q.hash());
+        let mut high = |q: &Position| Some(index(q).map_or(100, |i| i as i32));
+        assert_eq!(
+            p.rose(&pos, &history, &mut high),
+            None,
+            "program 2: no earlier root"
+        );
+        p.select(1);
+        assert_eq!(p.rose(&pos, &history, &mut high), Some(true));
+        let mut unknown = |_: &Position| None;
+        assert_eq!(
+            p.rose(&pos, &history[..8], &mut unknown),
+            Some(false),
+            "history[0] has no value"
+        );
+        assert_eq!(p.rose(&pos, &history[..7], &mut unknown), None, "too short");
         p.clear();
         assert!(p.root_before(&history, 1).is_none());
     }
