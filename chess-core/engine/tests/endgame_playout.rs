@@ -17,7 +17,7 @@
 use che_engine::engine::{Engine, EngineEvent};
 use che_engine::options::EngineOptions;
 use che_engine::search::{GoParams, SearchControl};
-use che_tablebase::playout::{play_out, sample, End, Want};
+use che_tablebase::playout::{play_out, sample, End, Start, Want};
 use che_tablebase::{Material, Tablebase};
 use chess_core::Position;
 
@@ -220,20 +220,51 @@ fn run_sample_with(
     count: usize,
     clock: &Clock,
 ) -> Summary {
-    let mut e = engine(program, backend);
-    let mut s = Summary {
-        positions: 0,
-        won: 0,
-        moves: 0,
-        optimal: 0,
-        nodes: 0,
-        failures: Vec::new(),
-        games: Vec::new(),
-        mates: Vec::new(),
-    };
-    let started = std::time::Instant::now();
-    let starts = sample(tb, material, want, count, sample_seed()).expect("a sample");
-    for start in starts {
+    let mut player = Player::new(program, backend);
+    for start in sample(tb, material, want, count, sample_seed()).expect("a sample") {
+        player.play(tb, &start, want, clock);
+    }
+    player.report(material, want, clock);
+    player.summary
+}
+
+/// One engine configuration playing sampled positions one game at a time, so that several
+/// configurations can take turns position by position (a change of the machine's load then
+/// falls on all of them alike).
+struct Player {
+    engine: Engine,
+    program: String,
+    backend: String,
+    summary: Summary,
+    /// Time spent in this player's games.
+    spent: std::time::Duration,
+}
+
+impl Player {
+    fn new(program: &str, backend: &str) -> Player {
+        Player {
+            engine: engine(program, backend),
+            program: program.to_string(),
+            backend: backend.to_string(),
+            summary: Summary {
+                positions: 0,
+                won: 0,
+                moves: 0,
+                optimal: 0,
+                nodes: 0,
+                failures: Vec::new(),
+                games: Vec::new(),
+                mates: Vec::new(),
+            },
+            spent: std::time::Duration::ZERO,
+        }
+    }
+
+    /// Plays `start` out against the table under `clock` and adds the game to the summary.
+    fn play(&mut self, tb: &Tablebase, start: &Start, want: Want, clock: &Clock) {
+        let began = std::time::Instant::now();
+        let s = &mut self.summary;
+        let e = &mut self.engine;
         s.positions += 1;
         e.new_game();
         let mut left = match clock {
@@ -241,7 +272,7 @@ fn run_sample_with(
             _ => std::time::Duration::ZERO,
         };
         let game = play_out(tb, &start.position, want, |_, moves| {
-            clocked_move(&mut e, &start.position, moves, clock, &mut left)
+            clocked_move(e, &start.position, moves, clock, &mut left)
         });
         s.nodes += game.nodes;
         s.games.push(game.moves);
@@ -260,25 +291,32 @@ fn run_sample_with(
                 .failures
                 .push(format!("{}: {why}", start.position.to_fen())),
         }
+        self.spent += began.elapsed();
     }
-    eprintln!(
-        "{} {want:?} {program} {backend} {clock:?}: {} of {} {}, {} moves (table {}), {} nodes, {:.1} s; first failures: {:?}",
-        material.name(),
-        s.won,
-        s.positions,
-        if want == Want::Won { "won" } else { "held" },
-        s.moves,
-        s.optimal,
-        s.nodes,
-        started.elapsed().as_secs_f64(),
-        &s.failures[..s.failures.len().min(3)]
-    );
-    if std::env::var_os("ENDGAME_ALL_FAILURES").is_some() {
-        for f in &s.failures {
-            eprintln!("failure: {f}");
+
+    /// Prints the summary's line (and with `ENDGAME_ALL_FAILURES` every failure).
+    fn report(&self, material: Material, want: Want, clock: &Clock) {
+        let s = &self.summary;
+        eprintln!(
+            "{} {want:?} {} {} {clock:?}: {} of {} {}, {} moves (table {}), {} nodes, {:.1} s; first failures: {:?}",
+            material.name(),
+            self.program,
+            self.backend,
+            s.won,
+            s.positions,
+            if want == Want::Won { "won" } else { "held" },
+            s.moves,
+            s.optimal,
+            s.nodes,
+            self.spent.as_secs_f64(),
+            &s.failures[..s.failures.len().min(3)]
+        );
+        if std::env::var_os("ENDGAME_ALL_FAILURES").is_some() {
+            for f in &s.failures {
+                eprintln!("failure: {f}");
+            }
         }
     }
-    s
 }
 
 fn depth(d: u32) -> GoParams {
@@ -577,17 +615,36 @@ fn an_excess_beyond_the_noise_is_significant() {
 /// The criterion for play under a clock, for one ending: with `EndgameProgram <all>` the engine
 /// mates every sampled won position under `clock` on every backend, and on the positions the
 /// engine alone (no program, the same clock) mates as well it needs on average no more moves
-/// (no excess beyond the clock's noise, [`Excess::significant`]).
+/// (no excess beyond the clock's noise, [`Excess::significant`]). The engine alone and `<all>`
+/// on each backend take turns position by position, so that a change of the machine's load
+/// during the run falls on every side of the comparison alike.
 /// `ENDGAME_SAMPLE`, `ENDGAME_SEED` and `ENDGAME_BACKENDS` as for [`must_win_all`]; every
 /// backend plays its whole sample and is reported before the test fails.
 fn must_mate_under(material: Material, clock: &Clock, count: usize) {
     let tb = tablebase();
     let count = sample_size(count);
     let backends = std::env::var("ENDGAME_BACKENDS").unwrap_or_else(|_| "interp,jit".into());
-    let alone = run_sample_with(&tb, material, Want::Won, "off", "interp", count, clock);
+    let backends: Vec<&str> = backends
+        .split(',')
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .collect();
+    // The engine alone, then `<all>` on every backend, position by position.
+    let mut alone = Player::new("off", "interp");
+    let mut players: Vec<Player> = backends.iter().map(|b| Player::new("<all>", b)).collect();
+    for start in sample(&tb, material, Want::Won, count, sample_seed()).expect("a sample") {
+        alone.play(&tb, &start, Want::Won, clock);
+        for p in &mut players {
+            p.play(&tb, &start, Want::Won, clock);
+        }
+    }
+    alone.report(material, Want::Won, clock);
+    let alone = alone.summary;
     let mut failed = Vec::new();
-    for backend in backends.split(',').map(str::trim).filter(|b| !b.is_empty()) {
-        let s = run_sample_with(&tb, material, Want::Won, "<all>", backend, count, clock);
+    for player in &players {
+        player.report(material, Want::Won, clock);
+        let backend = &player.backend;
+        let s = &player.summary;
         if !s.failures.is_empty() || s.won != count {
             failed.push(format!(
                 "{} {backend}: {} of {count} won, {} failures, first: {:?}",
