@@ -749,6 +749,86 @@ L_rec:
 }
 
 #[test]
+fn a_computed_first_argument_joins_the_call_after_the_moves_of_the_others() {
+    // `walk(row + 1, n, k)`: the `add.i` of the first argument comes before
+    // the moves of the other two; the moves go first and the addition joins
+    // the call. Under the depth limit and every fuel limit the calls stop
+    // where the plain form's do.
+    let source = ".func walk params 3 lists 0 locals 0 stack 4 value
+.slots row n k
+    ldl row
+    ldl n
+    jlt L_deeper
+    ldl k
+    retv
+L_deeper:
+    ldl row
+    add.i 1
+    ldl n
+    ldl k
+    add.i 3
+    call walk
+    ldl row
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 3 value
+    push 0
+    push 9
+    push 5
+    call walk
+    retv
+.end
+";
+    let r = agree(source);
+    // k grows by 3 at each of 9 levels; the rows 0..=8 are added on the way back.
+    assert!(r.starts_with("Returned(Some(68))"), "{r}");
+    let module = asm::assemble(source).expect("assembles");
+    let program = Program::new(module).expect("verifies");
+    for max_depth in 1..13 {
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
+        assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
+        if max_depth < 10 {
+            assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
+        }
+    }
+    // Moves that read the computed argument must stay after it: `pair(a + 1,
+    // a + 1)` by `dup`, and a run whose source is the computed register.
+    let r = agree(
+        ".func pair params 2 lists 0 locals 0 stack 2 value
+.slots x y
+    ldl x
+    push 100
+    mul
+    ldl y
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 1 stack 3 value
+.slots a
+    push 6
+    stl a
+    ldl a
+    add.i 1
+    dup
+    call pair
+    ldl a
+    add.i 2
+    ldl a
+    call pair
+    add
+    retv
+.end
+",
+    );
+    assert!(r.starts_with("Returned(Some(1513))"), "{r}");
+}
+
+#[test]
 fn counted_scans_over_lists_and_a_loop_stepping_by_a_register() {
     // Skipping element tests at the head of counted loops (list parameters
     // and module lists, skipped when zero and when not, bounds in a slot

@@ -1331,7 +1331,10 @@ fn for_step(
 
 /// A call of `func` with its `arity` arguments from register `base` on. An
 /// argument computed as register plus constant by the op just before, in
-/// the same straight-line stretch, moves into the call (`Op::CallI`).
+/// the same straight-line stretch, moves into the call (`Op::CallI`); so
+/// does one computed just before the moves of the other arguments
+/// (`f(row + 1, n, list)`), when the moves neither read nor write its
+/// registers: the moves then go first.
 fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
     let args = u32::from(base)..u32::from(base) + arity as u32;
     let last = e.out.code.len().wrapping_sub(1);
@@ -1344,8 +1347,37 @@ fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
                 return;
             }
         }
+        if last >= 1 && e.barrier < last {
+            if let (Op::AddIM { dst, src, k }, moves) = (e.out.code[last - 1], e.out.code[last]) {
+                if args.contains(&u32::from(dst)) && moves_apart(moves, dst, src) {
+                    e.out.code[last - 1] = moves;
+                    e.out.origin[last - 1] = e.out.origin[last];
+                    e.out.back_fuel[last - 1] = e.out.back_fuel[last];
+                    e.out.code[last] = Op::CallI { func, base };
+                    e.out.origin[last] = e.offset;
+                    e.out.back_fuel[last] = 0;
+                    e.op(Op::ArgI { dst, src, k });
+                    return;
+                }
+            }
+        }
     }
     e.op(Op::Call { func, base });
+}
+
+/// Whether `moves` is a `Mov`, `Mov2` or `MovN` that neither reads nor
+/// writes register `dst` and does not write register `src`, so that it
+/// can run before `dst := src + k` instead of after it.
+fn moves_apart(moves: Op, dst: Reg, src: Reg) -> bool {
+    let run = |at: Reg, n: u16| u32::from(at)..u32::from(at) + u32::from(n);
+    let (reads, writes): (&[std::ops::Range<u32>], std::ops::Range<u32>) = match moves {
+        Op::Mov { dst: d, src: s } => (&[run(s, 1)][..], run(d, 1)),
+        Op::MovN { dst: d, src: s, n } => (&[run(s, n)][..], run(d, n)),
+        Op::Mov2 { dst: d, a, b } => (&[run(a, 1), run(b, 1)][..], run(d, 2)),
+        _ => return false,
+    };
+    let (dst, src) = (u32::from(dst), u32::from(src));
+    !writes.contains(&dst) && !writes.contains(&src) && !reads.iter().any(|r| r.contains(&dst))
 }
 
 /// An inverted step with a fused `incl` whose loop body, from the step's
