@@ -829,6 +829,49 @@ L_deeper:
 }
 
 #[test]
+fn stores_of_zero_into_locals_still_zero_from_the_entry() {
+    // `a` still holds the entry's 0 at its `tee`; `b` at the loop head
+    // does not (the previous iteration wrote it), nor does a parameter.
+    let r = agree(
+        ".func keep params 1 lists 0 locals 0 stack 1 value
+.slots x
+    push 0
+    stl x
+    ldl x
+    retv
+.end
+.func main params 0 lists 0 locals 3 stack 2 value
+.slots a b i
+    push 0
+    tee a
+    add.i 5
+    stl i
+L_top:
+    push 0
+    stl b
+    ldl b
+    ldl i
+    add
+    stl b
+    ldl a
+    ldl b
+    add
+    stl a
+    decl i
+    jgt.li i 0 L_top
+    ldl a
+    push 7
+    call keep
+    add
+    retv
+.end
+",
+    );
+    // 5 + 4 + 3 + 2 + 1, plus `keep(7)`'s 0.
+    assert!(r.starts_with("Returned(Some(15))"), "{r}");
+}
+
+#[test]
 fn counted_scans_over_lists_and_a_loop_stepping_by_a_register() {
     // Skipping element tests at the head of counted loops (list parameters
     // and module lists, skipped when zero and when not, bounds in a slot

@@ -20,7 +20,7 @@
 
 use super::op::{Aux, FuncMeta, Ix, Ix3, Op, Reg, Scan};
 use crate::intrinsics::INTRINSICS;
-use crate::isa::{Opcode, Rel};
+use crate::isa::{Flow, Opcode, Rel};
 use crate::verify::{InstrInfo, Program};
 use std::collections::{HashMap, HashSet};
 
@@ -98,6 +98,8 @@ struct Emit<'t> {
     barrier_at: u32,
     /// Fusions allowed ([`Form::Fast`]).
     fast: bool,
+    /// Stores of 0 that change nothing ([`zero_stores`]).
+    zero_stores: &'t HashSet<u32>,
 }
 
 /// A compare-and-branch whose backward-jump charge does not fit the 16
@@ -438,6 +440,10 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             Form::Fast => element_slots(&info.instrs),
             Form::Plain => HashMap::new(),
         };
+        let zero_stores = match form {
+            Form::Fast => zero_stores(f.arity(), f.frame_slots(), &info.instrs),
+            Form::Plain => HashSet::new(),
+        };
         let mut pc_of: HashMap<u32, u32> = HashMap::new();
         let mut e = Emit {
             out: &mut out,
@@ -448,6 +454,7 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             barrier: start,
             barrier_at: 0,
             fast: form == Form::Fast,
+            zero_stores: &zero_stores,
         };
         let instrs = &info.instrs;
         let mut k = 0;
@@ -534,6 +541,67 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
         }
     }
     out
+}
+
+/// The `stl` and `tee` instructions (by code offset) of a function whose
+/// slot is a local that still holds the 0 of the function's entry on every
+/// path to them: a store of the constant 0 there changes nothing, and the
+/// fast form emits no op for it (`count := 0` at the top of a function).
+/// Every call zeroes a function's locals (slots `arity..slots`); a forward
+/// analysis over the verified code drops a slot from the set at any
+/// instruction that writes it (the instruction table's access columns),
+/// and where paths meet keeps the slots zero on all of them. Functions of
+/// more than 64 slots are left out.
+fn zero_stores(arity: u32, slots: u32, instrs: &[InstrInfo]) -> HashSet<u32> {
+    if slots > 64 || arity >= slots || instrs.is_empty() {
+        return HashSet::new();
+    }
+    let bit = |s: u32| if s < 64 { 1u64 << s } else { 0 };
+    let entry = (arity..slots).fold(0u64, |set, s| set | bit(s));
+    // The slots zero before each instruction; `None`: no path seen yet.
+    let mut before: Vec<Option<u64>> = vec![None; instrs.len()];
+    before[0] = Some(entry);
+    let meet = |into: &mut Option<u64>, from: u64| -> bool {
+        let kept = into.map_or(from, |set| set & from);
+        let changed = *into != Some(kept);
+        *into = Some(kept);
+        changed
+    };
+    // The sets only shrink once set, so the passes end.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (k, i) in instrs.iter().enumerate() {
+            let Some(mut set) = before[k] else {
+                continue;
+            };
+            let instr = &i.instr;
+            for slot in instr.slots_written() {
+                set &= !bit(slot);
+            }
+            let flow = instr.opcode.info().flow;
+            if matches!(flow, Flow::Jump | Flow::Branch) {
+                if let Some(t) = instr.target() {
+                    let at = instrs.partition_point(|j| j.offset < t);
+                    if instrs.get(at).is_some_and(|j| j.offset == t) {
+                        changed |= meet(&mut before[at], set);
+                    }
+                }
+            }
+            if matches!(flow, Flow::Next | Flow::Branch) && k + 1 < instrs.len() {
+                changed |= meet(&mut before[k + 1], set);
+            }
+        }
+    }
+    instrs
+        .iter()
+        .zip(&before)
+        .filter(|(i, set)| {
+            matches!(i.instr.opcode, Opcode::Stl | Opcode::Tee)
+                && set.is_some_and(|set| set & bit(i.instr.operands[0]) != 0)
+        })
+        .map(|(i, _)| i.offset)
+        .collect()
 }
 
 /// Turns every counted loop step of the function whose code starts at op
@@ -828,6 +896,9 @@ fn instruction(
                 Some(Val::Local(r)) if r == s => {
                     e.vals.pop();
                 }
+                Some(Val::Const(0)) if e.zero_stores.contains(&e.offset) => {
+                    e.vals.pop();
+                }
                 Some(Val::Const(k)) => {
                     e.vals.pop();
                     e.spill_local(s);
@@ -844,6 +915,10 @@ fn instruction(
             let s = ops[0] as Reg;
             match e.vals.last().copied() {
                 Some(Val::Local(r)) if r == s => {}
+                Some(Val::Const(0)) if e.zero_stores.contains(&e.offset) => {
+                    e.vals.pop();
+                    e.push(Val::Local(s));
+                }
                 Some(Val::Const(k)) => {
                     e.vals.pop();
                     e.spill_local(s);
