@@ -80,6 +80,24 @@ fn agree(source: &str) -> String {
     fast
 }
 
+/// Runs `source` on both forms under every depth limit below `limits`: they
+/// must agree, and every limit below `fails_below` must stop the calls.
+fn agree_under_depth_limits(source: &str, limits: u32, fails_below: u32) {
+    let module = asm::assemble(source).expect("assembles");
+    let program = Program::new(module).expect("verifies");
+    for max_depth in 1..limits {
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
+        assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
+        if max_depth < fails_below {
+            assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
+        }
+    }
+}
+
 #[test]
 fn a_slot_written_while_its_old_value_waits_on_the_stack() {
     // `ldl x` leaves x's old value on the stack; `stl x` must not change it.
@@ -733,19 +751,7 @@ L_rec:
 ";
     let r = agree(source);
     assert!(r.starts_with("Returned(Some(144))"), "{r}");
-    let module = asm::assemble(source).expect("assembles");
-    let program = Program::new(module).expect("verifies");
-    for max_depth in 1..14 {
-        let limits = Limits {
-            max_depth,
-            ..Limits::default()
-        };
-        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
-        assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
-        if max_depth < 5 {
-            assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
-        }
-    }
+    agree_under_depth_limits(source, 14, 5);
 }
 
 #[test]
@@ -783,19 +789,7 @@ L_deeper:
     let r = agree(source);
     // k grows by 3 at each of 9 levels; the rows 0..=8 are added on the way back.
     assert!(r.starts_with("Returned(Some(68))"), "{r}");
-    let module = asm::assemble(source).expect("assembles");
-    let program = Program::new(module).expect("verifies");
-    for max_depth in 1..13 {
-        let limits = Limits {
-            max_depth,
-            ..Limits::default()
-        };
-        let accounts = [false, true].map(|profiled| run_limited(&program, limits, profiled));
-        assert_eq!(accounts[0], accounts[1], "max_depth {max_depth}");
-        if max_depth < 10 {
-            assert!(accounts[0].starts_with("CallDepth"), "{}", accounts[0]);
-        }
-    }
+    agree_under_depth_limits(source, 13, 10);
     // Moves that read the computed argument must stay after it: `pair(a + 1,
     // a + 1)` by `dup`, and a run whose source is the computed register.
     let r = agree(
