@@ -1422,7 +1422,7 @@ fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
                 return;
             }
         }
-        if last >= 1 && e.barrier < last {
+        if (1..e.out.code.len()).contains(&last) && e.barrier < last {
             if let (Op::AddIM { dst, src, k }, moves) = (e.out.code[last - 1], e.out.code[last]) {
                 if args.contains(&u32::from(dst)) && moves_apart(moves, dst, src) {
                     e.out.code[last - 1] = moves;
