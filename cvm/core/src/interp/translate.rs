@@ -1412,9 +1412,13 @@ fn for_step(
 /// registers: the moves then go first.
 fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
     let args = u32::from(base)..u32::from(base) + arity as u32;
-    let last = e.out.code.len().wrapping_sub(1);
-    if e.fast && e.barrier <= last {
-        if let Some(&Op::AddIM { dst, src, k }) = e.out.code.last() {
+    let len = e.out.code.len();
+    // The ops emitted so far in the current straight-line stretch, which a
+    // fusion may rewrite (`barrier` is never past the end).
+    let stretch = if e.fast { len - e.barrier.min(len) } else { 0 };
+    if stretch >= 1 {
+        let last = len - 1;
+        if let Op::AddIM { dst, src, k } = e.out.code[last] {
             if args.contains(&u32::from(dst)) {
                 e.out.code[last] = Op::CallI { func, base };
                 e.out.origin[last] = e.offset;
@@ -1422,18 +1426,19 @@ fn call(e: &mut Emit<'_>, func: u32, base: Reg, arity: usize) {
                 return;
             }
         }
-        if (1..e.out.code.len()).contains(&last) && e.barrier < last {
-            if let (Op::AddIM { dst, src, k }, moves) = (e.out.code[last - 1], e.out.code[last]) {
-                if args.contains(&u32::from(dst)) && moves_apart(moves, dst, src) {
-                    e.out.code[last - 1] = moves;
-                    e.out.origin[last - 1] = e.out.origin[last];
-                    e.out.back_fuel[last - 1] = e.out.back_fuel[last];
-                    e.out.code[last] = Op::CallI { func, base };
-                    e.out.origin[last] = e.offset;
-                    e.out.back_fuel[last] = 0;
-                    e.op(Op::ArgI { dst, src, k });
-                    return;
-                }
+    }
+    if stretch >= 2 {
+        let last = len - 1;
+        if let (Op::AddIM { dst, src, k }, moves) = (e.out.code[last - 1], e.out.code[last]) {
+            if args.contains(&u32::from(dst)) && moves_apart(moves, dst, src) {
+                e.out.code[last - 1] = moves;
+                e.out.origin[last - 1] = e.out.origin[last];
+                e.out.back_fuel[last - 1] = e.out.back_fuel[last];
+                e.out.code[last] = Op::CallI { func, base };
+                e.out.origin[last] = e.offset;
+                e.out.back_fuel[last] = 0;
+                e.op(Op::ArgI { dst, src, k });
+                return;
             }
         }
     }
