@@ -823,6 +823,82 @@ L_deeper:
 }
 
 #[test]
+fn a_call_that_moves_its_arguments_and_computes_one_then_a_call_just_after() {
+    // `pair(a, b + 1) + pair(b, c + 1)`: the addition joins each call. The
+    // second call's first move continues the first call's move (registers
+    // and sources both next in line) but must stay after the first call:
+    // merged into a run before it, it would be lost to the second call.
+    let r = agree(
+        ".func pair params 2 lists 0 locals 0 stack 2 value
+.slots x y
+    ldl x
+    push 100
+    mul
+    ldl y
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 3 stack 4 value
+.slots a b c
+    push 3
+    stl a
+    push 5
+    stl b
+    push 7
+    stl c
+    ldl a
+    ldl b
+    add.i 1
+    call pair
+    ldl b
+    ldl c
+    add.i 1
+    call pair
+    add
+    retv
+.end
+",
+    );
+    assert!(r.starts_with("Returned(Some(814))"), "{r}");
+}
+
+#[test]
+fn a_loop_exit_charge_that_falls_into_a_return() {
+    // The exit's `fuel` falls through to the `retv`, which the test before
+    // the loop also jumps to; charges of one, a few and over 16 bits. Every
+    // fuel limit stops the run where the plain form does.
+    for charge in [1, 3, 70_000] {
+        let source = format!(
+            ".func count params 1 lists 0 locals 1 stack 2 value
+.slots n c
+    push 0
+    tee c
+    ldl n
+    jge L_out
+L_loop:
+    incl c
+    ldl2 c n
+    jlt L_loop
+    fuel {charge}
+L_out:
+    retv.l c
+.end
+.func main params 0 lists 0 locals 0 stack 2 value
+    push 4
+    call count
+    push 0
+    call count
+    add
+    retv
+.end
+"
+        );
+        let r = agree(&source);
+        assert!(r.starts_with("Returned(Some(4))"), "{r}");
+    }
+}
+
+#[test]
 fn stores_of_zero_into_locals_still_zero_from_the_entry() {
     // `a` still holds the entry's 0 at its `tee`; `b` at the loop head
     // does not (the previous iteration wrote it), nor does a parameter.
