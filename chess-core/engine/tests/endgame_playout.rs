@@ -9,7 +9,8 @@
 //! (`ENDGAME_SAMPLE=N` sets the sample size; `ENDGAME_SEED=S` another sample's seed, decimal
 //! or `0x` hex, for held-out checks; `ENDGAME_BACKENDS=interp,jit` the backends, both by
 //! default, each played to the end and reported before the test fails; `ENDGAME_ALL_FAILURES=1`
-//! prints every failed game, not only the first three). The comparison with the engine alone is the
+//! prints every failed game, not only the first three; `ENDGAME_POSITIONS=A..B` plays only
+//! positions `A` to `B - 1` of the sample, for a criterion under a clock run in parts). The comparison with the engine alone is the
 //! experiment harness's `endgame` experiment (`che-lab endgame`). Samples and games come from
 //! `che_tablebase::playout`; the tables from a cache in Cargo's target directory
 //! (`target/tmp/tablebase`, or `$CHE_TABLEBASE_DIR`), generated on first use.
@@ -109,6 +110,24 @@ fn sample_size(default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The positions of the sample to play: `ENDGAME_POSITIONS=A..B` plays positions `A` to `B - 1`
+/// of the sample (so that a criterion of hours can run in parts, each reporting its paired
+/// games for the whole to be combined), else the whole sample. A range past the sample's end
+/// is cut to it.
+fn positions_range(count: usize) -> std::ops::Range<usize> {
+    let range = std::env::var("ENDGAME_POSITIONS").ok().and_then(|v| {
+        let (a, b) = v.split_once("..")?;
+        Some((
+            a.trim().parse::<usize>().ok()?,
+            b.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match range {
+        Some((a, b)) => a.min(count)..b.clamp(a.min(count), count),
+        None => 0..count,
+    }
 }
 
 fn run_sample(
@@ -619,7 +638,9 @@ fn an_excess_beyond_the_noise_is_significant() {
 /// on each backend take turns position by position, so that a change of the machine's load
 /// during the run falls on every side of the comparison alike.
 /// `ENDGAME_SAMPLE`, `ENDGAME_SEED` and `ENDGAME_BACKENDS` as for [`must_win_all`]; every
-/// backend plays its whole sample and is reported before the test fails.
+/// backend plays its whole sample and is reported before the test fails. `ENDGAME_POSITIONS`
+/// ([`positions_range`]) plays a part of the sample; every run prints its paired games, so that
+/// the parts' games make up the whole sample's comparison.
 fn must_mate_under(material: Material, clock: &Clock, count: usize) {
     let tb = tablebase();
     let count = sample_size(count);
@@ -632,10 +653,22 @@ fn must_mate_under(material: Material, clock: &Clock, count: usize) {
     // The engine alone, then `<all>` on every backend, position by position.
     let mut alone = Player::new("off", "interp");
     let mut players: Vec<Player> = backends.iter().map(|b| Player::new("<all>", b)).collect();
-    for start in sample(&tb, material, Want::Won, count, sample_seed()).expect("a sample") {
-        alone.play(&tb, &start, Want::Won, clock);
+    let starts = sample(&tb, material, Want::Won, count, sample_seed()).expect("a sample");
+    let range = positions_range(starts.len());
+    let played = range.len();
+    if played != starts.len() {
+        eprintln!(
+            "{}: positions {}..{} of the sample of {}",
+            material.name(),
+            range.start,
+            range.end,
+            starts.len()
+        );
+    }
+    for start in &starts[range] {
+        alone.play(&tb, start, Want::Won, clock);
         for p in &mut players {
-            p.play(&tb, &start, Want::Won, clock);
+            p.play(&tb, start, Want::Won, clock);
         }
     }
     alone.report(material, Want::Won, clock);
@@ -645,9 +678,9 @@ fn must_mate_under(material: Material, clock: &Clock, count: usize) {
         player.report(material, Want::Won, clock);
         let backend = &player.backend;
         let s = &player.summary;
-        if !s.failures.is_empty() || s.won != count {
+        if !s.failures.is_empty() || s.won != played {
             failed.push(format!(
-                "{} {backend}: {} of {count} won, {} failures, first: {:?}",
+                "{} {backend}: {} of {played} won, {} failures, first: {:?}",
                 material.name(),
                 s.won,
                 s.failures.len(),
@@ -669,6 +702,12 @@ fn must_mate_under(material: Material, clock: &Clock, count: usize) {
             paired.len(),
             f64::from(with) / paired.len().max(1) as f64,
             f64::from(without) / paired.len().max(1) as f64,
+        );
+        let games: Vec<String> = paired.iter().map(|(p, a)| format!("{p}/{a}")).collect();
+        eprintln!(
+            "{} {backend} {clock:?}: paired games (moves with <all>/alone): {}",
+            material.name(),
+            games.join(" ")
         );
         if excess.significant() {
             failed.push(format!(
