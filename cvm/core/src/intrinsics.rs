@@ -115,6 +115,60 @@ pub struct IntrinsicInfo {
     pub fold: Option<Fold>,
     /// The fuel a call charges (see [`cost`]).
     pub cost: Cost,
+    /// Where [`cost`] finds the arguments it reads.
+    shape: Shape,
+}
+
+/// Where [`cost`] finds what it reads among a call's arguments, worked out
+/// once from an intrinsic's parameters and cost terms.
+#[derive(Copy, Clone, Debug)]
+struct Shape {
+    /// The list parameter (the last, should there be several).
+    list: Option<u8>,
+    /// The colour parameter (the last).
+    colour: Option<u8>,
+    /// The piece parameter (the last).
+    piece: Option<u8>,
+    /// The list's element kind ([`ElemKind::Any`] without a list).
+    elem: ElemKind,
+    /// Whether a term reads the list's contents, not only its size.
+    contents: bool,
+}
+
+impl Shape {
+    const fn of(params: &[Param], cost: &Cost) -> Shape {
+        let mut shape = Shape {
+            list: None,
+            colour: None,
+            piece: None,
+            elem: ElemKind::Any,
+            contents: false,
+        };
+        let mut i = 0;
+        while i < params.len() {
+            match params[i].kind {
+                ParamKind::List { elem, .. } => {
+                    shape.list = Some(i as u8);
+                    shape.elem = elem;
+                }
+                ParamKind::Colour => shape.colour = Some(i as u8),
+                ParamKind::Piece => shape.piece = Some(i as u8),
+                _ => {}
+            }
+            i += 1;
+        }
+        let mut k = 0;
+        while k < cost.terms.len() {
+            if !matches!(
+                cost.terms[k].work,
+                Work::Call | Work::Out(_) | Work::Reported
+            ) {
+                shape.contents = true;
+            }
+            k += 1;
+        }
+        shape
+    }
 }
 
 /// A pattern intrinsic's evaluation on a folded square mask.
@@ -171,6 +225,7 @@ const fn intr(
         doc,
         fold: None,
         cost,
+        shape: Shape::of(params, &cost),
     }
 }
 
@@ -896,6 +951,9 @@ impl IntrinsicInfo {
 /// let base = u64::from(info.cost.base);
 /// assert_eq!(cost(id, &memory, false, &[2, 0]), base + 2 * u64::from(REACH + 64 * EXCHANGE));
 /// ```
+// Kept out of line: the interpreter's dispatch loop calls it through
+// `invoke`, and its code should not grow the loop.
+#[inline(never)]
 pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
     let Some(info) = INTRINSICS.get(id as usize) else {
         return 1;
@@ -904,30 +962,34 @@ pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
     if info.cost.terms.is_empty() {
         return base;
     }
-    let (mut list, mut colour, mut piece) = (None, 0, 0);
-    let mut elem = ElemKind::Any;
-    for (p, &v) in info.params.iter().zip(args) {
-        match p.kind {
-            ParamKind::List { elem: e, .. } => {
-                list = Some(list_slots(memory, v));
-                elem = e;
-            }
-            ParamKind::Colour => colour = v,
-            ParamKind::Piece => piece = v,
-            _ => {}
+    let shape = info.shape;
+    // An argument missing from a short `args` reads as 0 (no list).
+    let arg = |k: Option<u8>| k.and_then(|k| args.get(usize::from(k))).copied();
+    let colour = arg(shape.colour).unwrap_or(0);
+    let piece = arg(shape.piece).unwrap_or(0);
+    let slots = arg(shape.list).map_or(&[][..], |v| list_slots(memory, v));
+    // Only terms that read the list's contents need its end marker found
+    // (an output list's old contents do not count).
+    let (elements, scanned) = if shape.contents {
+        match slots.iter().position(|&v| v == LIST_END) {
+            Some(n) => (&slots[..n], n as u64 + 1),
+            None => (slots, slots.len() as u64),
         }
-    }
-    let slots = list.unwrap_or(&[]);
-    let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
-        Some(n) => (&slots[..n], n as u64 + 1),
-        None => (slots, slots.len() as u64),
+    } else {
+        (&[][..], 0)
     };
     let mut total = base;
     for term in info.cost.terms {
-        let work = term
-            .work
-            .measure(elements, scanned, slots.len() as u64, elem);
-        let per = term.per.exact(colour, piece, verbose);
+        // The two kinds of work most calls have, without the call.
+        let work = match term.work {
+            Work::Call => 1,
+            Work::Out(n) => (slots.len() as u64).min(u64::from(n)),
+            w => w.measure(elements, scanned, slots.len() as u64, shape.elem),
+        };
+        let per = match term.per {
+            Per::One => 1,
+            p => p.exact(colour, piece, verbose),
+        };
         total = total.saturating_add(term.charge(work, per));
     }
     total
