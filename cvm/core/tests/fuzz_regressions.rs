@@ -137,3 +137,21 @@ fn generated_che_globals_do_not_see_an_earlier_routines_locals() {
         }
     }
 }
+
+/// The Che++ generator chose a `/` or `%` divisor as a general expression,
+/// which can be constant and zero (`(-1 ^ 0xFFFFFFFF) % MIDGAME`); in a
+/// literal list argument the compiler folds it, and a constant division by
+/// zero is a compile error, so the generated program did not compile (found
+/// by `che_programs`, whose target requires every generated program to
+/// compile). Seed 1059048 with 900 bytes draws that argument; the seeds
+/// around it draw other programs of the same length.
+#[test]
+fn generated_che_constant_divisors_are_never_zero() {
+    for seed in 1_059_040..1_059_060u64 {
+        let data = cvm_testkit::programs::seed_bytes(seed, 900);
+        let source = cvm_testkit::chepp_programs::generate(&data);
+        if let Err(e) = cvm_testkit::chepp_programs::compile(&source) {
+            panic!("seed {seed}:\n{source}\n{e}");
+        }
+    }
+}
