@@ -6,8 +6,10 @@
 #   fuzz/run-all.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # SECONDS_PER_TARGET defaults to 60. Needs nightly Rust and cargo-fuzz
-# (`cargo install cargo-fuzz`). Corpora grow in fuzz/corpus/<target>,
-# crashes land in fuzz/artifacts/<target>, logs in fuzz/logs/<target>.log.
+# (`cargo install cargo-fuzz`). Corpora grow in fuzz/corpus/<target>
+# (starting from the seeds and, where there is one, from the kept corpus
+# fuzz/kept/<target>, which keep.sh writes), crashes land in
+# fuzz/artifacts/<target>, logs in fuzz/logs/<target>.log.
 # Extra libFuzzer flags can be passed in FUZZ_FLAGS, e.g.
 # FUZZ_FLAGS="-rss_limit_mb=4096". The sanitizer is FUZZ_SANITIZER,
 # `none` unless set: the code under test is safe Rust plus JIT-compiled
@@ -36,9 +38,6 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(che_frontend che3_frontend cmp_loader interp differential optimizer che_programs cheg_frontend cheg_differential)
 fi
 
-# Targets whose input drives a program generator.
-GENERATOR_TARGETS=" interp differential optimizer che_programs cheg_differential "
-
 # libFuzzer flags per target, before FUZZ_FLAGS (a flag given again there
 # wins). `differential` keeps its inputs to 256 bytes: a grown corpus of
 # longer inputs made programs large enough that Cranelift's compilation
@@ -51,24 +50,9 @@ target_flags() {
     esac
 }
 
-export RUSTC_WRAPPER="$PWD/rustc-wrapper.sh"
-if [ "${FUZZ_INSTRUMENT_ALL:-0}" = 1 ]; then
-    target_dir=target/all
-else
-    target_dir=target/split
-fi
-
-# The build options of target $1: sanitizer, target folder, comparison
-# tracing.
-build_options() {
-    local options=(-s "${FUZZ_SANITIZER:-none}")
-    if [ "${FUZZ_TRACE_COMPARES:-}" != all ] && [[ "$GENERATOR_TARGETS" == *" $1 "* ]]; then
-        options+=(--no-trace-compares --target-dir "$target_dir-notc")
-    else
-        options+=(--target-dir "$target_dir")
-    fi
-    echo "${options[@]}"
-}
+# The build options per target (sanitizer, target folder, tracing).
+# shellcheck source=options.sh
+source ./options.sh
 
 # Build each folder the chosen targets need, once (every target of the
 # folder: cargo-fuzz builds them together).
@@ -92,9 +76,15 @@ for t in "${targets[@]}"; do
     before=$(find "artifacts/$t" -type f | wc -l)
     status=0
     read -r -a options <<<"$(build_options "$t")"
+    # New inputs go into corpus/$t; the kept corpus (kept/$t, committed,
+    # written by keep.sh) is read as well when there is one.
+    dirs=("corpus/$t")
+    if [ -d "kept/$t" ]; then
+        dirs+=("kept/$t")
+    fi
     # -timeout: a single input running longer than 10 s counts as a hang.
     # shellcheck disable=SC2086,SC2046
-    cargo +nightly fuzz run "${options[@]}" "$t" -- \
+    cargo +nightly fuzz run "${options[@]}" "$t" "${dirs[@]}" -- \
         -max_total_time="$secs" -timeout=10 -print_final_stats=1 $(target_flags "$t") ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     after=$(find "artifacts/$t" -type f | wc -l)
