@@ -148,14 +148,30 @@ const fn passed_table() -> [[u64; 64]; 2] {
 pub const PASSED_SPAN: [[u64; 64]; 2] = passed_table();
 
 /// The passed pawns of one colour (0 or 1): pawns with no enemy pawn in
-/// front of them on their own or an adjacent file.
+/// front of them on their own or an adjacent file (a pawn on `sq` is passed
+/// when `PASSED_SPAN[colour][sq]` holds no enemy pawn). Computed for all
+/// pawns at once: a pawn is stopped exactly when it stands in the rear span
+/// of an enemy pawn (the squares behind it, seen from the enemy's side)
+/// widened by a file each way.
 pub fn passed_pawns_of(board: &BoardView, colour: usize) -> u64 {
     let c = colour & 1;
     let own = board.pieces[c][kind::PAWN];
     let enemy = board.pieces[c ^ 1][kind::PAWN];
-    sets::squares(own)
-        .filter(|&sq| PASSED_SPAN[c][sq] & enemy == 0)
-        .fold(0, |acc, sq| acc | 1 << sq)
+    // White pawns are stopped by black pawns ahead, whose rear spans run
+    // south; black ones by white pawns, spans running north.
+    let span = if c == WHITE {
+        let s = enemy >> 8;
+        let s = s | (s >> 8);
+        let s = s | (s >> 16);
+        s | (s >> 32)
+    } else {
+        let s = enemy << 8;
+        let s = s | (s << 8);
+        let s = s | (s << 16);
+        s | (s << 32)
+    };
+    let wide = span | ((span >> 1) & !(FILE_A << 7)) | ((span << 1) & !FILE_A);
+    own & !wide
 }
 
 /// `Passed`: the squares of passed pawns of `colour`; `?` is the union of
@@ -178,16 +194,23 @@ pub fn control(board: &BoardView, piece: i32) -> u64 {
     let Some((cs, ks)) = sets::piece(piece) else {
         return 0;
     };
-    let occupied = board.occupied();
+    // Only the sliders' attacks depend on the other pieces.
+    let sliders = 1 << kind::BISHOP | 1 << kind::ROOK | 1 << kind::QUEEN;
+    let occupied = if ks & sliders != 0 {
+        board.occupied()
+    } else {
+        0
+    };
     let mut set = 0;
     for c in [WHITE, BLACK] {
         if cs & (1 << c) == 0 {
             continue;
         }
-        for k in 0..6 {
-            if ks & (1 << k) != 0 {
-                set |= attacks::of_set(c, k, board.pieces[c][k], occupied);
-            }
+        let mut kinds = ks;
+        while kinds != 0 {
+            let k = kinds.trailing_zeros() as usize;
+            kinds &= kinds - 1;
+            set |= attacks::of_set(c, k, board.pieces[c][k], occupied);
         }
     }
     set
@@ -320,6 +343,35 @@ mod tests {
 
     fn sq(n: &str) -> usize {
         lit::parse_square(n).unwrap() as usize
+    }
+
+    /// The set form of `passed_pawns_of` against the per-pawn definition
+    /// by `PASSED_SPAN`, on pawn sets drawn from a fixed generator.
+    #[test]
+    fn passed_pawns_match_the_span_table() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let mut board = BoardView::EMPTY;
+            // Pawns on ranks 2 to 7, sparse and dense sets alike.
+            let ranks = 0x00FF_FFFF_FFFF_FF00u64;
+            let (a, b, c) = (next(), next(), next());
+            board.pieces[WHITE][kind::PAWN] = a & b & ranks;
+            board.pieces[BLACK][kind::PAWN] = a & c & ranks & !(a & b);
+            for colour in [WHITE, BLACK] {
+                let own = board.pieces[colour][kind::PAWN];
+                let enemy = board.pieces[colour ^ 1][kind::PAWN];
+                let expect = sets::squares(own)
+                    .filter(|&sq| PASSED_SPAN[colour][sq] & enemy == 0)
+                    .fold(0, |acc, sq| acc | 1u64 << sq);
+                assert_eq!(passed_pawns_of(&board, colour), expect, "{board:?}");
+            }
+        }
     }
 
     #[test]

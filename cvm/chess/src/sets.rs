@@ -28,9 +28,8 @@ pub const SIDE_FILES: [u8; 5] = [0xF0, 0x0F, 0x18, 0xE0, 0x07];
 /// The square mask of a set of files (bit `f` of `files` is file `f`).
 #[inline]
 pub fn files_mask(files: u8) -> u64 {
-    (0..8)
-        .filter(|f| files & (1 << f) != 0)
-        .fold(0, |acc, f| acc | FILE_A << f)
+    // Every rank holds the files' bits: the byte repeated eight times.
+    u64::from(files).wrapping_mul(0x0101_0101_0101_0101)
 }
 
 /// The squares a square value stands for: one square, a file (`e.`), a rank
@@ -202,6 +201,13 @@ mod tests {
         assert_eq!(got, ["efgh", "abcd", "de", "fgh", "abc"]);
         assert_eq!(side_files(lit::SIDE_BASE + 5), None);
         assert_eq!(files_mask(0x81), FILE_A | FILE_A << 7);
+        // Every file set: the union of its files' squares.
+        for files in 0..=255u8 {
+            let union = (0..8)
+                .filter(|f| files & 1 << f != 0)
+                .fold(0, |acc, f| acc | FILE_A << f);
+            assert_eq!(files_mask(files), union, "{files:#04x}");
+        }
     }
 
     #[test]

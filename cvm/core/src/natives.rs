@@ -30,17 +30,24 @@ fn bad_args() -> TrapKind {
     TrapKind::BadCall("wrong number of intrinsic arguments".into())
 }
 
-/// The slots of list `id`, checked.
-fn slots(memory: &Memory, id: i32) -> Result<&[i32], TrapKind> {
+/// Where the slots of list `id` lie in the heap, checked.
+fn slot_range(memory: &Memory, id: i32) -> Result<std::ops::Range<usize>, TrapKind> {
     let s = usize::try_from(id)
         .ok()
         .and_then(|i| memory.lists.get(i))
         .ok_or_else(|| TrapKind::BadCall(format!("no list {id}")))?;
     let base = s.base as usize;
-    memory
-        .heap
-        .get(base..base + s.slots as usize)
-        .ok_or_else(|| TrapKind::BadCall(format!("list {id} lies outside the heap")))
+    let range = base..base + s.slots as usize;
+    if range.end > memory.heap.len() {
+        return Err(TrapKind::BadCall(format!("list {id} lies outside the heap")));
+    }
+    Ok(range)
+}
+
+/// The slots of list `id`, checked.
+fn slots(memory: &Memory, id: i32) -> Result<&[i32], TrapKind> {
+    let range = slot_range(memory, id)?;
+    Ok(&memory.heap[range])
 }
 
 /// The elements of list `id` before its end marker.
@@ -62,15 +69,24 @@ fn fill(memory: &mut Memory, id: i32, values: &[i32]) -> R {
     Ok(values.len() as i32)
 }
 
-/// Fills list `id` with the squares of `set`, ascending.
+/// Fills list `id` with the squares of `set`, ascending, and the end
+/// marker, as [`fill`] would with them (the same overflow check), written
+/// straight into the list.
 fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
-    let mut buf = [0i32; 64];
-    let mut n = 0;
-    for sq in sets::squares(set) {
-        buf[n] = sq as i32;
-        n += 1;
+    let n = set.count_ones() as usize;
+    let range = slot_range(memory, id)?;
+    let list = &mut memory.heap[range];
+    if n >= list.len() {
+        return Err(TrapKind::ListOverflow {
+            needed: n as u32,
+            capacity: list.len().saturating_sub(1) as u32,
+        });
     }
-    fill(memory, id, &buf[..n])
+    for (slot, sq) in list.iter_mut().zip(sets::squares(set)) {
+        *slot = sq as i32;
+    }
+    list[n] = LIST_END;
+    Ok(n as i32)
 }
 
 fn board(host: &dyn crate::runtime::Host) -> &BoardView {
