@@ -206,11 +206,10 @@ pub fn control(board: &BoardView, piece: i32) -> u64 {
         if cs & (1 << c) == 0 {
             continue;
         }
-        let mut kinds = ks;
-        while kinds != 0 {
-            let k = kinds.trailing_zeros() as usize;
-            kinds &= kinds - 1;
-            set |= attacks::of_set(c, k, board.pieces[c][k], occupied);
+        for k in 0..6 {
+            if ks & (1 << k) != 0 {
+                set |= attacks::of_set(c, k, board.pieces[c][k], occupied);
+            }
         }
     }
     set

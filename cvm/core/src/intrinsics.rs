@@ -955,9 +955,52 @@ impl IntrinsicInfo {
 // `invoke`, and its code should not grow the loop.
 #[inline(never)]
 pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
-    let Some(info) = INTRINSICS.get(id as usize) else {
-        return 1;
+    match COST_FNS.get(id as usize) {
+        Some(f) => f(memory, verbose, args),
+        None => 1,
+    }
+}
+
+/// [`cost`] of one intrinsic.
+type CostFn = fn(&Memory, bool, &[i32]) -> u64;
+
+/// [`cost`] of intrinsic number `ID`, made for it by the compiler: its
+/// cost terms and argument shape are constants there, so the term loop
+/// reduces to that intrinsic's own arithmetic (1 for a number that is no
+/// intrinsic).
+fn cost_of<const ID: usize>(memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
+    let info = const {
+        if ID < INTRINSICS.len() {
+            Some(&INTRINSICS[ID])
+        } else {
+            None
+        }
     };
+    match info {
+        Some(info) => cost_with(info, memory, verbose, args),
+        None => 1,
+    }
+}
+
+macro_rules! cost_table {
+    ($($id:literal)*) => {
+        [$(cost_of::<$id> as CostFn),*]
+    };
+}
+
+/// [`cost_of`] by intrinsic number.
+const COST_FNS: [CostFn; 64] = cost_table!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+const _: () = assert!(
+    INTRINSICS.len() <= COST_FNS.len(),
+    "COST_FNS needs an entry for every intrinsic"
+);
+
+/// The body of [`cost`] for `info`.
+#[inline(always)]
+fn cost_with(info: &IntrinsicInfo, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
     let base = u64::from(info.cost.base.max(1));
     if info.cost.terms.is_empty() {
         return base;

@@ -39,7 +39,9 @@ fn slot_range(memory: &Memory, id: i32) -> Result<std::ops::Range<usize>, TrapKi
     let base = s.base as usize;
     let range = base..base + s.slots as usize;
     if range.end > memory.heap.len() {
-        return Err(TrapKind::BadCall(format!("list {id} lies outside the heap")));
+        return Err(TrapKind::BadCall(format!(
+            "list {id} lies outside the heap"
+        )));
     }
     Ok(range)
 }
