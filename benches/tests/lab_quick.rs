@@ -260,6 +260,43 @@ fn shards_split_the_work_and_merge_puts_it_back() {
 }
 
 #[test]
+fn timed_games_sets_the_endgame_sample_at_the_time_limits_only() {
+    let dir = temp("timed");
+    let d = dir.to_str().expect("path");
+    lab(&["endgame", "--quick", "--timed-games", "1", "--out", d]);
+    let (h, rows) = csv(&dir.join("endgame.csv"));
+    let col = |name: &str| h.iter().position(|c| c == name).expect(name);
+    let cell = |r: &String, name: &str| r.split(',').nth(col(name)).unwrap_or("").to_string();
+    for ending in ["KQK won", "KRK won", "KBNK won", "KPK won", "KPK drawn"] {
+        for (limit, backend, n) in [
+            ("depth 2", "interp", 2),
+            ("nodes 1000", "none", 2),
+            ("movetime 10", "jit", 1),
+            ("movetime 10", "none", 1),
+        ] {
+            let played: Vec<String> = rows
+                .iter()
+                .filter(|r| {
+                    cell(r, "ending") == ending
+                        && cell(r, "limit") == limit
+                        && cell(r, "backend") == backend
+                })
+                .map(|r| cell(r, "position"))
+                .collect();
+            assert_eq!(played.len(), n, "{ending} {limit} {backend}");
+            // The smaller sample is the start of the larger one: the same first position.
+            assert_eq!(played[0], "0", "{ending} {limit} {backend}");
+        }
+    }
+    let md = read(&dir.join("endgame.md"));
+    assert!(
+        md.contains("2 at depth 2, nodes 1000; 1 at movetime 10"),
+        "the section states both sample sizes:\n{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_arguments_are_refused_with_a_message() {
     for args in [
         vec!["run", "--out", "/tmp/x"],

@@ -46,6 +46,10 @@ struct RunArgs {
     /// positions per ending in the endgame experiment (default: 2 quick, 50 full).
     #[arg(long)]
     games: Option<u32>,
+    /// Positions per ending at the endgame experiment's time limits (movetime, game clock): the
+    /// first N of the same sample (default: as many as at its other limits).
+    #[arg(long)]
+    timed_games: Option<u32>,
     /// The UCI engine command for the matches (default: this program's `uci` subcommand).
     #[arg(long, num_args = 1.., allow_hyphen_values = false)]
     engine: Option<Vec<String>>,
@@ -114,6 +118,7 @@ fn config(args: &RunArgs) -> Result<Config, LabError> {
         quick: args.quick,
         seed: args.seed,
         games: args.games,
+        timed_games: args.timed_games,
         engine,
         shard: args.shard,
         out: args.out.clone(),

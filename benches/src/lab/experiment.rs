@@ -23,6 +23,9 @@ pub struct Config {
     /// Games per match in the playing-strength experiment and positions per ending in the
     /// endgame experiment (`None`: the experiment's default).
     pub games: Option<u32>,
+    /// Positions per ending at the endgame experiment's time limits (`movetime`, game clock),
+    /// the first of the same sample (`None`: as many as at its other limits).
+    pub timed_games: Option<u32>,
     /// The UCI engine the match driver starts: a program and its arguments (default: this
     /// harness's own `uci` subcommand, the engine library of this commit).
     pub engine: Vec<String>,

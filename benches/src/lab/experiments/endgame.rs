@@ -57,6 +57,15 @@ fn positions(config: &Config) -> usize {
     }
 }
 
+/// Positions per ending at `limit`: `--timed-games N` at the time limits when given (the first
+/// N of the same sample), else [`positions`].
+fn positions_at(config: &Config, limit: &str) -> usize {
+    match config.timed_games {
+        Some(n) if timed(limit) => n as usize,
+        _ => positions(config),
+    }
+}
+
 /// The limits per move: a shallow depth the programs are written for, a deeper one, a node
 /// budget, two fixed times a move and a game clock (`clock 10+0.1`: 10 s for the game and
 /// 0.1 s a move, the engine's time left as it used it). The time limits play every shipped
@@ -180,6 +189,49 @@ impl Endgame {
     }
 }
 
+/// The sentence that gives the positions per ending: one count when every limit played the same
+/// sample, else the count of each group of limits (a smaller sample being the first positions
+/// of the larger one).
+fn sample_sizes(table: &Table, limits: &[String]) -> String {
+    // Positions per limit: the most any ending played there.
+    let mut groups: Vec<(usize, Vec<&str>)> = Vec::new();
+    for limit in limits {
+        let n = distinct(table, "ending")
+            .iter()
+            .map(|ending| {
+                let mut seen: Vec<&str> = table
+                    .rows
+                    .iter()
+                    .filter(|r| table.get(r, "limit") == limit && table.get(r, "ending") == ending)
+                    .map(|r| table.get(r, "position"))
+                    .collect();
+                seen.sort_unstable();
+                seen.dedup();
+                seen.len()
+            })
+            .max()
+            .unwrap_or(0);
+        match groups.iter_mut().find(|(count, _)| *count == n) {
+            Some((_, ls)) => ls.push(limit),
+            None => groups.push((n, vec![limit])),
+        }
+    }
+    if groups.len() <= 1 {
+        let n = groups.first().map_or(0, |(n, _)| *n);
+        return format!("{n} positions per ending (the same in every row of an ending)");
+    }
+    groups.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(n, ls)| format!("{n} at {}", ls.join(", ")))
+        .collect();
+    format!(
+        "Positions per ending: {} (a smaller sample is the first positions of the larger one, \
+         the same in every row of an ending at those limits)",
+        parts.join("; ")
+    )
+}
+
 /// A fresh engine with `program` (or none) on `backend`, advice off.
 fn engine(program: Option<&str>, backend: &str) -> Result<Engine, LabError> {
     let mut e = Engine::new(EngineOptions::default());
@@ -234,7 +286,7 @@ impl Experiment for Endgame {
         for (material, want, program) in CASES {
             for limit in limits(config) {
                 for (with_program, backend) in configs(limit) {
-                    for i in 0..positions(config) {
+                    for i in 0..positions_at(config, limit) {
                         let program = match (with_program, timed(limit)) {
                             (false, _) => NONE,
                             (true, true) => "<all>",
@@ -449,12 +501,12 @@ impl Experiment for Endgame {
         let mut right = vec![true; header.len()];
         right[..4].fill(false);
         let mut out = format!(
-            "{} positions per ending (the same in every row of an ending); \"won / held\" counts \
+            "{}; \"won / held\" counts \
              the games mated (won endings) or held (drawn, defending); \"moves\" is the mean \
              number of the engine's moves to mate over the games it won, \"table\" the \
              tablebase's mean distance to mate in moves from the same positions; nodes and CPU \
              time are means per game, the searches behind the program's TRYs included.\n\n",
-            distinct(table, "position").len()
+            sample_sizes(table, &limits)
         );
         out.push_str(&markdown::table(&header, &right, &rows));
         out.push_str(&format!("\n![endgame programs]({plot_link})\n"));
