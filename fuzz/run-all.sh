@@ -76,8 +76,11 @@ for t in "${targets[@]}"; do
     before=$(find "artifacts/$t" -type f | wc -l)
     status=0
     read -r -a options <<<"$(build_options "$t")"
-    # New inputs go into corpus/$t; the kept corpus (kept/$t, committed,
-    # written by keep.sh) is read as well when there is one.
+    # New inputs go into corpus/$t (made here for a target without seeds:
+    # libFuzzer refuses a corpus folder that does not exist); the kept
+    # corpus (kept/$t, committed, written by keep.sh) is read as well when
+    # there is one.
+    mkdir -p "corpus/$t"
     dirs=("corpus/$t")
     if [ -d "kept/$t" ]; then
         dirs+=("kept/$t")
@@ -88,8 +91,10 @@ for t in "${targets[@]}"; do
         -max_total_time="$secs" -timeout=10 -print_final_stats=1 $(target_flags "$t") ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     after=$(find "artifacts/$t" -type f | wc -l)
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    # A run that ended before printing its statistics leaves them empty
+    # (`?` below), which must not end the script (pipefail).
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     corpus=$(find "corpus/$t" -type f | wc -l)
     line=$(printf '%-13s %4ss  execs %10s  execs/s %6s  corpus %6s  new artifacts %s  exit %s' \
         "$t" "$secs" "${execs:-?}" "${rate:-?}" "$corpus" "$((after - before))" "$status")
