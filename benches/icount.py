@@ -9,7 +9,9 @@ Usage:
 
 Each measurement of `icount --list` (benches/src/bin/icount.rs: the benchmark
 programs on interp, baseline, cranelift and auto; Cranelift's compilation of
-the bundled program; perft 5; one engine search with node-level advice) runs
+the bundled program; perft 5; one engine search with node-level advice; the
+bundled program's leaf hook on the interpreter, the JIT and as its native
+twin) runs
 once under `valgrind --tool=callgrind`, counting only the instructions executed
 inside the binary's `measured` function (so start-up and the preparation that
 is not measured are left out). Counts are exact and repeatable for one binary.

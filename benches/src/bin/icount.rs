@@ -14,7 +14,14 @@
 //! - `perft/5`: perft 5 from the initial position;
 //! - `search/node`: one engine search to depth 5 from the first bench
 //!   position with the bundled program's `Evaluate()` at every node, on the
-//!   interpreter.
+//!   interpreter;
+//! - `hook/interp`, `hook/jit`, `hook/native`: the bundled program's leaf
+//!   hook `Evaluate()` called as the engine calls it at a node (board view
+//!   updated, the call, the sign for the side to move), ten times over each
+//!   of the 240 oracle positions, on the interpreter, on the engine's JIT
+//!   once Cranelift's code has replaced the baseline code it starts on,
+//!   and as the native twin (`che_benches::lab::twin`): what one call of
+//!   the advice interface costs against the same knowledge in Rust.
 //!
 //! `icount --list` prints every measurement, one per line. Every run checks
 //! its result (the program's value, the node count) against the expected
@@ -52,8 +59,17 @@ fn measurements() -> Vec<String> {
     all.push("compile/shanny".into());
     all.push("perft/5".into());
     all.push("search/node".into());
+    for backend in HOOK_BACKENDS {
+        all.push(format!("hook/{backend}"));
+    }
     all
 }
+
+/// The backends of the `hook/` rows (`native` is the twin).
+const HOOK_BACKENDS: &[&str] = &["interp", "jit", "native"];
+
+/// Passes over the oracle positions in a `hook/` row.
+const HOOK_PASSES: usize = 10;
 
 /// The part callgrind counts (`--toggle-collect` names this function):
 /// runs `work` and returns what it returned. Never inlined, so that the
@@ -171,6 +187,78 @@ fn search() -> Result<(), String> {
     Ok(())
 }
 
+/// `Evaluate()` as the engine calls it at a node, [`HOOK_PASSES`] times
+/// over the oracle positions, on `backend` or as the native twin; the sum
+/// of its values must be the twin's.
+fn hook(backend: &str) -> Result<(), String> {
+    use che_benches::lab::twin::ShannyTwin;
+    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
+    use che_engine::host::AdviceHost;
+    use che_engine::native::NativeHook;
+    use che_engine::search::LeafHook;
+    use chess_core::Position;
+
+    let positions = che_benches::oracle_positions();
+    let twin_sum = |measure: bool| -> Result<i64, String> {
+        let mut twin = ShannyTwin::default();
+        let mut host = AdviceHost::new(&Position::startpos());
+        let mut hook = NativeHook {
+            advice: &mut twin,
+            host: &mut host,
+        };
+        let mut work = || {
+            let mut sum = 0i64;
+            for _ in 0..HOOK_PASSES {
+                for pos in &positions {
+                    sum += i64::from(hook.evaluate(pos).ok_or("the twin gave no value")?);
+                }
+            }
+            Ok(sum)
+        };
+        if measure {
+            measured(&mut work)
+        } else {
+            work()
+        }
+    };
+    if backend == "native" {
+        let got = twin_sum(true)?;
+        return check(got, twin_sum(false)?);
+    }
+    let expected = twin_sum(false)?;
+    let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
+    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
+    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
+    // The engine's JIT starts on baseline code; time what a search runs on
+    // after its first milliseconds, Cranelift's code.
+    let start = std::time::Instant::now();
+    while let Some(jit) = prepared.jit() {
+        if jit.upgraded() {
+            break;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            return Err("Cranelift's code did not arrive".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let mut host = AdviceHost::new(&Position::startpos());
+    let mut session = advisor
+        .session(backend, &mut host)
+        .map_err(|e| e.to_string())?;
+    session.run_root(&Position::startpos())?;
+    let got = measured(&mut || {
+        let mut sum = 0i64;
+        for _ in 0..HOOK_PASSES {
+            for pos in &positions {
+                let v = session.call_hook(pos).ok_or("the hook gave no value")?;
+                sum += i64::from(v);
+            }
+        }
+        Ok(sum)
+    })?;
+    check(got, expected)
+}
+
 fn check(got: i64, expected: i64) -> Result<(), String> {
     if got == expected {
         Ok(())
@@ -194,6 +282,7 @@ fn main() -> ExitCode {
         Some(("compile", "shanny")) => compile_shanny(),
         Some(("perft", "5")) => perft(),
         Some(("search", "node")) => search(),
+        Some(("hook", backend)) if HOOK_BACKENDS.contains(&backend) => hook(backend),
         Some((backend, name)) if BACKENDS.contains(&backend) => run_program(backend, name),
         _ => Err(format!("unknown measurement `{what}` (try --list)")),
     };
