@@ -231,15 +231,9 @@ fn hook(backend: &str) -> Result<(), String> {
     let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
     // The engine's JIT starts on baseline code; time what a search runs on
     // after its first milliseconds, Cranelift's code.
-    let start = std::time::Instant::now();
-    while let Some(jit) = prepared.jit() {
-        if jit.upgraded() {
-            break;
-        }
-        if start.elapsed() > std::time::Duration::from_secs(120) {
-            return Err("Cranelift's code did not arrive".into());
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+    let deadline = std::time::Duration::from_secs(120);
+    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
+        return Err("Cranelift's code did not arrive".into());
     }
     let mut host = AdviceHost::new(&Position::startpos());
     let mut session = advisor

@@ -174,14 +174,25 @@ fn steady(advisor: &mut Advisor, backend: Backend) -> Result<(), LabError> {
     let prepared = advisor
         .prepare(backend)
         .map_err(|e| LabError::Program(e.to_string()))?;
+    wait_for_cranelift(prepared, UPGRADE_WAIT);
+    Ok(())
+}
+
+/// Waits, up to `deadline`, until Cranelift's code has replaced the
+/// baseline code a program prepared for the engine's JIT starts on; true
+/// when it has (or when `prepared` is not for the JIT).
+pub fn wait_for_cranelift(prepared: &jit::Prepared, deadline: std::time::Duration) -> bool {
     let start = std::time::Instant::now();
     while let Some(jit) = prepared.jit() {
-        if jit.upgraded() || start.elapsed() > UPGRADE_WAIT {
+        if jit.upgraded() {
             break;
+        }
+        if start.elapsed() > deadline {
+            return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    Ok(())
+    true
 }
 
 /// The same for the native twin.
