@@ -529,3 +529,29 @@ fn stepping_into_the_standard_library_shows_its_copy() {
     assert_eq!(s.frames()[0]["line"], 20);
     s.disconnect();
 }
+
+#[test]
+fn a_shipped_cheg_program_plays_the_move_che_run_plays() {
+    // TRY values every legal move with the engine's search, as `che run`
+    // does; a material-only lookahead picks another move here (every queen
+    // move keeps the material).
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/endgames/kqk.cheg");
+    let d = dir("kqk");
+    for fen in [
+        "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
+        "7k/8/8/8/8/8/Q7/K7 w - - 0 1",
+    ] {
+        let (expected_out, expected_code) = che_run(&[program.to_str().unwrap(), "--fen", fen]);
+        assert!(expected_out.starts_with("move "), "{expected_out}");
+        let mut s = Session::start(&d);
+        s.launch(json!({"program": program, "fen": fen}));
+        s.ok("configurationDone", json!({}));
+        let (out, code) = s.finish();
+        assert_eq!(
+            (out, code),
+            (expected_out, i64::from(expected_code)),
+            "{fen}"
+        );
+        s.disconnect();
+    }
+}

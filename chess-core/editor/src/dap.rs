@@ -490,12 +490,29 @@ impl Run<'_> {
         let mut stepper = Stepper::new(on_entry);
         let code = match &self.prepared.cheg {
             Some(program) => {
-                let mut searcher = cheg::search::FixedDepth {
-                    depth: self.config.depth.max(1),
-                };
-                let mut host = cheg::ChegHost::new(program, position, &mut searcher);
-                host.set_context(1, None);
-                self.execute(&mut host, &mut stepper, Some(program))
+                // TRY, PLAYB and PLAN value moves with the engine's search,
+                // as `che run` does.
+                let mut engine = che_engine::engine::Engine::new(
+                    che_engine::options::EngineOptions::endgame_run(Backend::Interp),
+                );
+                engine.set_endgame_program(Some(che_engine::endgame::EndgameProgram::from_parts(
+                    che_engine::endgame::EndgameSource::File(self.config.program.clone()),
+                    program.clone(),
+                    self.prepared.program.clone(),
+                    self.prepared.sources.clone(),
+                )));
+                let run = engine.with_endgame_searcher(&position, self.config.depth, |searcher| {
+                    let mut host = cheg::ChegHost::new(program, position, searcher);
+                    host.set_context(1, None);
+                    self.execute(&mut host, &mut stepper, Some(program))
+                });
+                match run {
+                    Ok(code) => code,
+                    Err(e) => {
+                        self.out.output("stderr", &format!("che: {e}\n"));
+                        Some(1)
+                    }
+                }
             }
             None => {
                 let mut host = che_engine::host::AdviceHost::new(&position);
