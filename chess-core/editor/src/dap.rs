@@ -716,7 +716,8 @@ fn trace_line(
     let values: Vec<String> = s
         .args
         .iter()
-        .filter_map(|a| match a {
+        .enumerate()
+        .filter_map(|(i, a)| match a {
             Arg::Value(Operand::Var(v)) => {
                 let name = program.variables.get(*v)?;
                 let value = machine
@@ -725,6 +726,24 @@ fn trace_line(
                     .get(*v)
                     .map_or_else(|| "?".to_string(), |&h| host.global(*v, h));
                 Some(format!("{name}={value}"))
+            }
+            Arg::Value(Operand::Pre(p)) => {
+                let name = prepared.sources.text(*s.arg_spans.get(i)?).trim();
+                let value = match p {
+                    // The subroutine argument: the running routine's local X.
+                    cheg::table::Predefined::X => machine.frames().last().and_then(|f| {
+                        let slots = &prepared
+                            .program
+                            .module()
+                            .functions
+                            .get(f.func as usize)?
+                            .slot_names;
+                        let slot = slots.iter().position(|n| n == name)?;
+                        f.slots.get(slot).map(|&h| host.global(0, h))
+                    }),
+                    p => host.predefined(*p),
+                };
+                Some(format!("{name}={}", value.unwrap_or_else(|| "?".into())))
             }
             _ => None,
         })
@@ -742,6 +761,10 @@ trait HostView {
     fn global(&self, _index: usize, value: i32) -> String {
         value.to_string()
     }
+    /// A CHEG predefined variable's value as shown.
+    fn predefined(&self, _p: cheg::table::Predefined) -> Option<String> {
+        None
+    }
     /// CHEG's `break` lines so far.
     fn breaks(&self) -> &[String] {
         &[]
@@ -757,6 +780,10 @@ impl HostView for che_engine::host::AdviceHost {}
 impl HostView for cheg::ChegHost<'_> {
     fn global(&self, _index: usize, value: i32) -> String {
         self.value(value).to_string()
+    }
+
+    fn predefined(&self, p: cheg::table::Predefined) -> Option<String> {
+        Some(self.predefined_value(p).to_string())
     }
 
     fn breaks(&self) -> &[String] {

@@ -208,7 +208,24 @@ impl<'a> ChegHost<'a> {
         if matches!(p, Predefined::Lm | Predefined::Pg) {
             self.meter.add(MOVEGEN_STEPS)?;
         }
-        let v = match p {
+        let v = self.predefined_value(p);
+        self.meter.nodes(&v, 1)?;
+        let h = self.put(v)?;
+        if let Some(s) = self.predefined.get_mut(slot) {
+            *s = Some(h);
+        }
+        Ok(h)
+    }
+
+    /// The value predefined variable `p` has for the program now (the
+    /// one it read, or the one it would read on this run's position),
+    /// without charging for it: X, the subroutine argument, lives in the
+    /// running routine's frame and is undefined here.
+    pub fn predefined_value(&self, p: Predefined) -> Value {
+        if let Some(Some(h)) = self.predefined.get(p.code() as usize) {
+            return self.heap.get(*h).clone();
+        }
+        match p {
             Predefined::X => Value::Undef,
             Predefined::Depth => Value::Int(i64::from(self.depth)),
             Predefined::Lm => Value::set(
@@ -230,13 +247,7 @@ impl<'a> ChegHost<'a> {
                 .copied()
                 .flatten()
                 .map_or(Value::Undef, Value::Piece),
-        };
-        self.meter.nodes(&v, 1)?;
-        let h = self.put(v)?;
-        if let Some(s) = self.predefined.get_mut(slot) {
-            *s = Some(h);
         }
-        Ok(h)
     }
 
     fn piece_var(&self, side: usize, slot: usize) -> Option<crate::value::PieceVal> {
