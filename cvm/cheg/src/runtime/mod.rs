@@ -208,7 +208,29 @@ impl<'a> ChegHost<'a> {
         if matches!(p, Predefined::Lm | Predefined::Pg) {
             self.meter.add(MOVEGEN_STEPS)?;
         }
-        let v = self.predefined_value(p);
+        let v = match p {
+            Predefined::X => Value::Undef,
+            Predefined::Depth => Value::Int(i64::from(self.depth)),
+            Predefined::Lm => Value::set(
+                self.board
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| Board::move_value(m))
+                    .collect(),
+            ),
+            Predefined::Pg => Value::set(
+                self.board
+                    .pawn_groups()
+                    .into_iter()
+                    .map(|g| Value::set(g.into_iter().map(Value::Piece).collect()))
+                    .collect(),
+            ),
+            Predefined::Piece(side, k) => self.board.piece_variables()[usize::from(side) & 1]
+                .get(usize::from(k))
+                .copied()
+                .flatten()
+                .map_or(Value::Undef, Value::Piece),
+        };
         self.meter.nodes(&v, 1)?;
         let h = self.put(v)?;
         if let Some(s) = self.predefined.get_mut(slot) {
@@ -217,10 +239,11 @@ impl<'a> ChegHost<'a> {
         Ok(h)
     }
 
-    /// The value predefined variable `p` has for the program now (the
-    /// one it read, or the one it would read on this run's position),
-    /// without charging for it: X, the subroutine argument, lives in the
-    /// running routine's frame and is undefined here.
+    /// The value predefined variable `p` has for the program now: what
+    /// `predefined` would read (the value it already read, else the one
+    /// on this run's position), without charging the meter or caching.
+    /// X, the subroutine argument, lives in the running routine's frame
+    /// and is undefined here.
     pub fn predefined_value(&self, p: Predefined) -> Value {
         if let Some(Some(h)) = self.predefined.get(p.code() as usize) {
             return self.heap.get(*h).clone();
