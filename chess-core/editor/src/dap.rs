@@ -29,7 +29,8 @@
 use crate::analysis::Language;
 use crate::debug::machine::{Machine, Stepped};
 use crate::debug::session::{
-    prepare, snapshot, LaunchConfig, Prepared, Resume, Snapshot, Stepper, StopReason,
+    is_break, prepare, snapshot, HostView, LaunchConfig, Prepared, Resume, Snapshot, Stepper,
+    StopReason,
 };
 use crate::framing::{read_message, write_message, FramingError};
 use cvm::{Backend, Completion, Host, Output};
@@ -571,7 +572,6 @@ impl Run<'_> {
             Some(p) if self.config.trace => statement_starts(prepared, p),
             _ => HashMap::new(),
         };
-        let break_service = cheg::service::INSTRUCTION + cheg::table::Instr::Break.index() as i32;
         let mut breaks_seen = 0;
         let mut pending: Option<StopReason> = None;
         let mut seen_version = u64::MAX;
@@ -611,7 +611,7 @@ impl Run<'_> {
                     After::Abort => return None,
                 }
             }
-            let is_break = cheg_program.is_some() && is_host_call(&machine, at, break_service);
+            let is_break = cheg_program.is_some() && is_break(&machine, at);
             let stepped = machine.step(host, &mut output);
             let breaks = host.breaks();
             if breaks.len() > breaks_seen {
@@ -649,29 +649,6 @@ impl Run<'_> {
             }
         }
     }
-}
-
-/// Whether the instruction at `at` is `intr HostCall` for `service` (the
-/// service number is the fourth value from the top of the stack).
-fn is_host_call(machine: &Machine<'_>, at: u32, service: i32) -> bool {
-    let code = &machine.program().module().code;
-    let Ok(instr) = cvm::isa::Instr::decode(code, at as usize) else {
-        return false;
-    };
-    if instr.opcode != cvm::isa::Opcode::Intr
-        || instr.operand_words().first().copied() != Some(cvm::intrinsics::HOST_CALL)
-    {
-        return false;
-    }
-    let Some(frame) = machine.frames().last() else {
-        return false;
-    };
-    frame
-        .stack
-        .len()
-        .checked_sub(4)
-        .and_then(|i| frame.stack.get(i))
-        .is_some_and(|&s| s == service)
 }
 
 /// The code offsets where a CHEG statement's code starts, with the
@@ -753,44 +730,4 @@ fn trace_line(
         text.push_str(&format!("  [{}]", values.join(" ")));
     }
     text
-}
-
-/// What the run shows of its host.
-trait HostView {
-    /// A global's value as shown.
-    fn global(&self, _index: usize, value: i32) -> String {
-        value.to_string()
-    }
-    /// A CHEG predefined variable's value as shown.
-    fn predefined(&self, _p: cheg::table::Predefined) -> Option<String> {
-        None
-    }
-    /// CHEG's `break` lines so far.
-    fn breaks(&self) -> &[String] {
-        &[]
-    }
-    /// The lines `che run` prints at the end (CHEG's move and value).
-    fn summary(&self) -> Vec<String> {
-        Vec::new()
-    }
-}
-
-impl HostView for che_engine::host::AdviceHost {}
-
-impl HostView for cheg::ChegHost<'_> {
-    fn global(&self, _index: usize, value: i32) -> String {
-        self.value(value).to_string()
-    }
-
-    fn predefined(&self, p: cheg::table::Predefined) -> Option<String> {
-        Some(self.predefined_value(p).to_string())
-    }
-
-    fn breaks(&self) -> &[String] {
-        &self.report().breaks
-    }
-
-    fn summary(&self) -> Vec<String> {
-        self.report().summary_lines()
-    }
 }
