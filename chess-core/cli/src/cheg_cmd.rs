@@ -5,7 +5,6 @@
 //! `move none`, then `value W L C` when the program gave a value; or
 //! `no entry` when no ENTRY matches the position.
 
-use che_engine::advisor::AdviceMode;
 use che_engine::endgame::{EndgameProgram, EndgameSource};
 use che_engine::engine::{EndgameRunError, Engine};
 use che_engine::options::EngineOptions;
@@ -162,12 +161,7 @@ pub fn run(path: &Path, options: &RunOptions<'_>) -> Result<(Vec<String>, String
     // The program is optimized already (unless --no-opt): it is taken as it is.
     let source = EndgameSource::File(path.to_path_buf());
     let endgame = EndgameProgram::from_parts(source, checked, verified, sources);
-    let mut engine = Engine::new(EngineOptions {
-        hash_mb: 4,
-        backend: options.backend,
-        advice_mode: AdviceMode::Off,
-        ..EngineOptions::default()
-    });
+    let mut engine = Engine::new(EngineOptions::endgame_run(options.backend));
     engine.set_endgame_program(Some(endgame));
     if let Some(e) = engine.endgame_error() {
         return Err(ChegError::Compile(format!("che: {e}\n")));

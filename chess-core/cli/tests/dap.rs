@@ -529,3 +529,66 @@ fn stepping_into_the_standard_library_shows_its_copy() {
     assert_eq!(s.frames()[0]["line"], 20);
     s.disconnect();
 }
+
+#[test]
+fn a_shipped_cheg_program_plays_the_move_che_run_plays() {
+    // TRY values every legal move with the engine's search, as `che run`
+    // does; a material-only lookahead picks another move here (every queen
+    // move keeps the material).
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/endgames/kqk.cheg");
+    let d = dir("kqk");
+    for fen in [
+        "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
+        "7k/8/8/8/8/8/Q7/K7 w - - 0 1",
+    ] {
+        let (expected_out, expected_code) = che_run(&[program.to_str().unwrap(), "--fen", fen]);
+        assert!(expected_out.starts_with("move "), "{expected_out}");
+        let mut s = Session::start(&d);
+        s.launch(json!({"program": program, "fen": fen}));
+        s.ok("configurationDone", json!({}));
+        let (out, code) = s.finish();
+        assert_eq!(
+            (out, code),
+            (expected_out, i64::from(expected_code)),
+            "{fen}"
+        );
+        s.disconnect();
+    }
+}
+
+#[test]
+fn cheg_trace_shows_the_values_of_predefined_operands() {
+    let d = dir("cheg-pre");
+    let path = d.join("pre.cheg");
+    std::fs::write(
+        &path,
+        "ENTRY Q,K\n        SETV A,\"5\n        SET B,TWICE,A\n        SETV K,WK\n        ADD D,DEPTH,\"0\n        DONE\nTWICE:  ADD V,X,X\n        RETURN V\n        END\n",
+    )
+    .unwrap();
+    let fen = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1";
+    let mut s = Session::start(&d);
+    s.launch(json!({"program": path, "fen": fen, "trace": true}));
+    s.ok("configurationDone", json!({}));
+    let (_, code) = s.finish();
+    assert_eq!(code, 0);
+    let trace: Vec<String> = s
+        .peer
+        .backlog
+        .iter()
+        .filter(|m| m["event"] == "output" && m["body"]["category"] == "console")
+        .filter_map(|m| m["body"]["output"].as_str().map(str::to_string))
+        .collect();
+    // X is the subroutine's argument (A, 5); WK the white king on e2 (as
+    // BREAK prints a piece); DEPTH 1 at the top level.
+    for want in [
+        "trace 7: TWICE:  ADD V,X,X  [V=U X=5 X=5]\n",
+        "trace 4: SETV K,WK  [K=U WK=wK@e2]\n",
+        "trace 5: ADD D,DEPTH,\"0  [D=U DEPTH=1]\n",
+    ] {
+        assert!(
+            trace.iter().any(|t| t == want),
+            "{want:?} not in {trace:#?}"
+        );
+    }
+    s.disconnect();
+}

@@ -445,3 +445,40 @@ fn a_document_over_the_program_limit_is_not_compiled() {
     assert!(message.contains("4500000 bytes"), "{message}");
     shutdown(peer);
 }
+
+#[test]
+fn every_standard_library_routine_hovers_with_its_signature_and_a_line_of_reference() {
+    let d = dir("stdlib-hover");
+    let path = d.join("calls.che");
+    let routines: Vec<(&str, &str)> = chepp::STDLIB_SOURCE
+        .lines()
+        .filter(|l| l.starts_with("procedure ") || l.starts_with("function "))
+        .filter_map(|l| {
+            let head = l.split('#').next()?.trim();
+            let name = head.split_whitespace().nth(1)?.split('(').next()?;
+            Some((name, head))
+        })
+        .collect();
+    assert!(routines.len() > 15, "{routines:?}");
+    let mut text = String::from("include stdlib.che\nprocedure main()\nbegin\n");
+    for (name, _) in &routines {
+        text.push_str(&format!("  {name};\n"));
+    }
+    text.push_str("end;\n");
+    std::fs::write(&path, &text).unwrap();
+    let mut peer = start(&d);
+    open(&mut peer, &path, "che", &text);
+    let _ = diagnostics_for(&mut peer, &path);
+    for (name, head) in routines {
+        let h = hover_text(&mut peer, &path, &text, &format!(" {name};"));
+        assert!(h.contains(head), "{name}: {h}");
+        let reference = h
+            .split_once("(standard library): ")
+            .map_or("", |(_, line)| line.trim());
+        assert!(
+            !reference.is_empty(),
+            "{name} has no line of reference: {h}"
+        );
+    }
+    shutdown(peer);
+}

@@ -204,3 +204,104 @@ fn bad_debug_requests_are_refused_and_endless_programs_stop() {
         "{r}"
     );
 }
+
+/// A CHEG program: a breakpoint, steps, BREAK, a subroutine.
+const CHEG: &str = "ENTRY Q,K
+        SETV A,\"5
+        ADD A,A,\"1
+        BREAK A
+        SET B,TWICE,A
+        DONE
+TWICE:  ADD V,X,X
+        RETURN V
+        END
+";
+
+const KQK: &str = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1";
+
+fn global<'a>(stop: &'a Value, name: &str) -> &'a Value {
+    stop["globals"]
+        .as_array()
+        .expect("globals")
+        .iter()
+        .find(|v| v["name"] == name)
+        .map_or(&Value::Null, |v| &v["value"])
+}
+
+#[test]
+fn breakpoints_and_steps_through_a_cheg_program() {
+    let addr = start(Limits::default());
+    let body = |actions: Value| json!({"source": CHEG, "dialect": "cheg", "fen": KQK, "breakpoints": [3], "actions": actions});
+    // The breakpoint: before line 3 runs, A is 5.
+    let (status, r) = debug(addr, body(json!([])));
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["compiled"], true, "{r}");
+    assert_eq!(r["breakpoints"], json!([3]));
+    let s = &r["stopped"];
+    assert_eq!(s["reason"], "breakpoint", "{r}");
+    assert_eq!(s["frames"][0]["file"], "playground.cheg");
+    assert_eq!(s["frames"][0]["line"], 3);
+    assert_eq!(global(s, "A"), "5", "{s}");
+
+    // A step: line 4, A is 6.
+    let (_, r) = debug(addr, body(json!(["next"])));
+    let s = &r["stopped"];
+    assert_eq!(s["reason"], "step", "{r}");
+    assert_eq!(s["frames"][0]["line"], 4);
+    assert_eq!(global(s, "A"), "6", "{s}");
+    assert_eq!(r["output"], json!([]));
+
+    // BREAK prints its line and stops right after it, on its line, as in `che dap`.
+    let (_, r) = debug(addr, body(json!(["next", "next"])));
+    let s = &r["stopped"];
+    assert_eq!(s["reason"], "breakpoint", "{r}");
+    assert_eq!(s["text"], "break 6");
+    assert_eq!(s["frames"][0]["line"], 4);
+    assert_eq!(r["output"], json!(["break 6"]));
+
+    // Over to line 5, then into the subroutine: two frames.
+    let (_, r) = debug(addr, body(json!(["next", "next", "next"])));
+    assert_eq!(r["stopped"]["frames"][0]["line"], 5, "{r}");
+    let (_, r) = debug(
+        addr,
+        body(json!(["next", "next", "next", "stepIn", "stepIn"])),
+    );
+    let s = &r["stopped"];
+    assert_eq!(s["reason"], "step", "{r}");
+    assert_eq!(s["frames"][0]["line"], 7, "{s}");
+    assert!(s["frames"].as_array().map_or(0, Vec::len) > 1, "{s}");
+    let names: Vec<&str> = s["frames"][0]["locals"]
+        .as_array()
+        .expect("locals")
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert!(names.contains(&"X"), "{s}");
+
+    // To the end: status 0, the output `che run` prints.
+    let (_, r) = debug(addr, body(json!(["next", "next", "continue"])));
+    assert_eq!(r["stopped"], Value::Null, "{r}");
+    assert_eq!(r["exit_code"], 0, "{r}");
+    assert_eq!(r["error"], Value::Null);
+    // `che run` on this program and position prints these two lines.
+    assert_eq!(r["output"], json!(["break 6", "move none"]), "{r}");
+
+    // No ENTRY matches a position with a rook: the run says so and ends, status 0.
+    let (_, r) = debug(
+        addr,
+        json!({"source": CHEG, "dialect": "cheg", "fen": "8/8/8/4k3/8/8/3RK3/8 w - - 0 1"}),
+    );
+    assert_eq!(r["exit_code"], 0, "{r}");
+    assert_eq!(r["output"], json!(["no entry"]), "{r}");
+
+    // A dialect the debugger does not know is refused.
+    let (status, r) = debug(
+        addr,
+        json!({"source": CHEG, "dialect": "basic", "fen": KQK}),
+    );
+    assert_eq!(status, 422);
+    assert!(
+        r["error"].as_str().is_some_and(|e| e.contains("cheg")),
+        "{r}"
+    );
+}

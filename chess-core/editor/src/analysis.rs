@@ -620,7 +620,16 @@ fn cheg_symbols(name: &str, text: &str, a: &mut Analysis) {
             continue;
         };
         let detail = match tag.target.and_then(|t| program.statements.get(t)) {
-            Some(s) => format!("{}: {}", tag.name, line_text(text, s.span.lo as usize)),
+            Some(s) => {
+                // The statement's line, without the tag when it is on it.
+                let line = line_text(text, s.span.lo as usize);
+                let statement = line
+                    .strip_prefix(tag.name.as_str())
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    .unwrap_or(line)
+                    .trim();
+                format!("{}: {statement}", tag.name)
+            }
             None => format!("{}:", tag.name),
         };
         a.symbols.push(Symbol {
@@ -1091,5 +1100,20 @@ mod tests {
         assert_eq!(Language::of_path(Path::new("a.cheg")), Language::Cheg);
         assert_eq!(Language::of_path(Path::new("a.che3")), Language::Che3);
         assert_eq!(Language::of_path(Path::new("a.txt")), Language::Chepp);
+    }
+
+    #[test]
+    fn a_cheg_tag_shows_its_statement_once() {
+        let text = "ENTRY Q,K\n        SET B,TWICE,\"2\n        DONE\nTWICE:  ADD V,X,X\n        RETURN V\nLATER:\n        DONE\n        END\n";
+        let mut a = Analysis::default();
+        cheg_symbols("t.cheg", text, &mut a);
+        let detail = |name: &str| {
+            a.symbols
+                .iter()
+                .find(|s| s.name == name && s.kind == SymbolKind::Tag)
+                .map(|s| s.detail.clone())
+        };
+        assert_eq!(detail("TWICE").as_deref(), Some("TWICE: ADD V,X,X"));
+        assert_eq!(detail("LATER").as_deref(), Some("LATER: DONE"));
     }
 }

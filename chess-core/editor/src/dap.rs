@@ -29,7 +29,8 @@
 use crate::analysis::Language;
 use crate::debug::machine::{Machine, Stepped};
 use crate::debug::session::{
-    prepare, snapshot, LaunchConfig, Prepared, Resume, Snapshot, Stepper, StopReason,
+    is_break, prepare, snapshot, HostView, LaunchConfig, Prepared, Resume, Snapshot, Stepper,
+    StopReason,
 };
 use crate::framing::{read_message, write_message, FramingError};
 use cvm::{Backend, Completion, Host, Output};
@@ -490,12 +491,29 @@ impl Run<'_> {
         let mut stepper = Stepper::new(on_entry);
         let code = match &self.prepared.cheg {
             Some(program) => {
-                let mut searcher = cheg::search::FixedDepth {
-                    depth: self.config.depth.max(1),
-                };
-                let mut host = cheg::ChegHost::new(program, position, &mut searcher);
-                host.set_context(1, None);
-                self.execute(&mut host, &mut stepper, Some(program))
+                // TRY, PLAYB and PLAN value moves with the engine's search,
+                // as `che run` does.
+                let mut engine = che_engine::engine::Engine::new(
+                    che_engine::options::EngineOptions::endgame_run(Backend::Interp),
+                );
+                engine.set_endgame_program(Some(che_engine::endgame::EndgameProgram::from_parts(
+                    che_engine::endgame::EndgameSource::File(self.config.program.clone()),
+                    program.clone(),
+                    self.prepared.program.clone(),
+                    self.prepared.sources.clone(),
+                )));
+                let run = engine.with_endgame_searcher(&position, self.config.depth, |searcher| {
+                    let mut host = cheg::ChegHost::new(program, position, searcher);
+                    host.set_context(1, None);
+                    self.execute(&mut host, &mut stepper, Some(program))
+                });
+                match run {
+                    Ok(code) => code,
+                    Err(e) => {
+                        self.out.output("stderr", &format!("che: {e}\n"));
+                        Some(1)
+                    }
+                }
             }
             None => {
                 let mut host = che_engine::host::AdviceHost::new(&position);
@@ -554,7 +572,6 @@ impl Run<'_> {
             Some(p) if self.config.trace => statement_starts(prepared, p),
             _ => HashMap::new(),
         };
-        let break_service = cheg::service::INSTRUCTION + cheg::table::Instr::Break.index() as i32;
         let mut breaks_seen = 0;
         let mut pending: Option<StopReason> = None;
         let mut seen_version = u64::MAX;
@@ -594,7 +611,7 @@ impl Run<'_> {
                     After::Abort => return None,
                 }
             }
-            let is_break = cheg_program.is_some() && is_host_call(&machine, at, break_service);
+            let is_break = cheg_program.is_some() && is_break(&machine, at);
             let stepped = machine.step(host, &mut output);
             let breaks = host.breaks();
             if breaks.len() > breaks_seen {
@@ -632,29 +649,6 @@ impl Run<'_> {
             }
         }
     }
-}
-
-/// Whether the instruction at `at` is `intr HostCall` for `service` (the
-/// service number is the fourth value from the top of the stack).
-fn is_host_call(machine: &Machine<'_>, at: u32, service: i32) -> bool {
-    let code = &machine.program().module().code;
-    let Ok(instr) = cvm::isa::Instr::decode(code, at as usize) else {
-        return false;
-    };
-    if instr.opcode != cvm::isa::Opcode::Intr
-        || instr.operand_words().first().copied() != Some(cvm::intrinsics::HOST_CALL)
-    {
-        return false;
-    }
-    let Some(frame) = machine.frames().last() else {
-        return false;
-    };
-    frame
-        .stack
-        .len()
-        .checked_sub(4)
-        .and_then(|i| frame.stack.get(i))
-        .is_some_and(|&s| s == service)
 }
 
 /// The code offsets where a CHEG statement's code starts, with the
@@ -699,7 +693,8 @@ fn trace_line(
     let values: Vec<String> = s
         .args
         .iter()
-        .filter_map(|a| match a {
+        .enumerate()
+        .filter_map(|(i, a)| match a {
             Arg::Value(Operand::Var(v)) => {
                 let name = program.variables.get(*v)?;
                 let value = machine
@@ -709,6 +704,24 @@ fn trace_line(
                     .map_or_else(|| "?".to_string(), |&h| host.global(*v, h));
                 Some(format!("{name}={value}"))
             }
+            Arg::Value(Operand::Pre(p)) => {
+                let name = prepared.sources.text(*s.arg_spans.get(i)?).trim();
+                let value = match p {
+                    // The subroutine argument: the running routine's local X.
+                    cheg::table::Predefined::X => machine.frames().last().and_then(|f| {
+                        let slots = &prepared
+                            .program
+                            .module()
+                            .functions
+                            .get(f.func as usize)?
+                            .slot_names;
+                        let slot = slots.iter().position(|n| n == name)?;
+                        f.slots.get(slot).map(|&h| host.global(0, h))
+                    }),
+                    p => host.predefined(*p),
+                };
+                Some(format!("{name}={}", value.unwrap_or_else(|| "?".into())))
+            }
             _ => None,
         })
         .collect();
@@ -717,36 +730,4 @@ fn trace_line(
         text.push_str(&format!("  [{}]", values.join(" ")));
     }
     text
-}
-
-/// What the run shows of its host.
-trait HostView {
-    /// A global's value as shown.
-    fn global(&self, _index: usize, value: i32) -> String {
-        value.to_string()
-    }
-    /// CHEG's `break` lines so far.
-    fn breaks(&self) -> &[String] {
-        &[]
-    }
-    /// The lines `che run` prints at the end (CHEG's move and value).
-    fn summary(&self) -> Vec<String> {
-        Vec::new()
-    }
-}
-
-impl HostView for che_engine::host::AdviceHost {}
-
-impl HostView for cheg::ChegHost<'_> {
-    fn global(&self, _index: usize, value: i32) -> String {
-        self.value(value).to_string()
-    }
-
-    fn breaks(&self) -> &[String] {
-        &self.report().breaks
-    }
-
-    fn summary(&self) -> Vec<String> {
-        self.report().summary_lines()
-    }
 }

@@ -1224,6 +1224,51 @@ pub(crate) fn root_run<'p>(
     at: RootAt,
     control: &SearchControl,
 ) -> Result<RootRun<'p>, String> {
+    let prepared = program
+        .prepared(backend)
+        .ok_or_else(|| "the endgame program is not prepared".to_string())?;
+    let mut vm = prepared.instance();
+    vm.set_limits(cvm::Limits {
+        fuel: at.fuel.0,
+        ..cvm::Limits::default()
+    });
+    let root = at.root;
+    let (run, searched) =
+        root_search(program, state, (backend, styles), at, control, |searcher| {
+            cheg::run(&mut *vm, program.program(), root, searcher)
+        })?;
+    Ok(RootRun {
+        hook: searched.hook,
+        run,
+        tried_nodes: searched.nodes,
+        interrupted: searched.interrupted,
+        tried: searched.tried,
+    })
+}
+
+/// What the searcher of a root run did ([`root_search`]).
+pub(crate) struct RootSearched<'p> {
+    /// The hook that re-entered the program at the nodes.
+    pub hook: NodeHook<'p>,
+    /// Nodes the searches of the tried moves visited.
+    pub nodes: u64,
+    /// Whether a search of a tried move was cut short before its depth.
+    pub interrupted: bool,
+    /// The root's moves the program tried, with their values.
+    pub tried: Vec<(Move, i32)>,
+}
+
+/// Hands `run` the searcher behind TRY, PLAYB and PLAN of a run of `program` at the top level
+/// on `at.root` (as [`root_run`] describes; `at.fuel.0` is not used here), for the caller to
+/// run the program with it; its result and what the searcher did.
+pub(crate) fn root_search<'p, R>(
+    program: &'p EndgameProgram,
+    state: &mut SearchState,
+    (backend, styles): (Backend, &StyleSettings),
+    at: RootAt,
+    control: &SearchControl,
+    run: impl FnOnce(&mut dyn Searcher) -> R,
+) -> Result<(R, RootSearched<'p>), String> {
     let RootAt {
         root,
         game,
@@ -1231,9 +1276,6 @@ pub(crate) fn root_run<'p>(
         fuel,
         options,
     } = at;
-    let prepared = program
-        .prepared(backend)
-        .ok_or_else(|| "the endgame program is not prepared".to_string())?;
     let mut hook = NodeHook::new(program, backend, root.side_to_move(), fuel.1)?;
     hook.set_game(&game);
     state.bonuses.clear();
@@ -1253,22 +1295,19 @@ pub(crate) fn root_run<'p>(
         options,
         tried: Vec::new(),
     };
-    let mut vm = prepared.instance();
-    vm.set_limits(cvm::Limits {
-        fuel: fuel.0,
-        ..cvm::Limits::default()
-    });
-    let run = cheg::run(&mut *vm, program.program(), root, &mut searcher);
-    let tried_nodes = searcher.nodes;
+    let result = run(&mut searcher);
+    let nodes = searcher.nodes;
     let interrupted = searcher.interrupted;
     let tried = std::mem::take(&mut searcher.tried);
-    Ok(RootRun {
-        hook,
-        run,
-        tried_nodes,
-        interrupted,
-        tried,
-    })
+    Ok((
+        result,
+        RootSearched {
+            hook,
+            nodes,
+            interrupted,
+            tried,
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -680,39 +680,10 @@ impl Engine {
         depth: u32,
         fuel: Option<u64>,
     ) -> Result<cheg::Report, EndgameRunError> {
-        let backend = self.options.backend;
-        if self.endgame.is_empty() {
-            return Err(EndgameRunError::NoProgram(
-                self.endgame_error
-                    .clone()
-                    .unwrap_or_else(|| "no endgame program is set".to_string()),
-            ));
-        }
-        let index = self
-            .endgame
-            .iter()
-            .position(|p| p.matches(pos))
-            .unwrap_or(0);
-        self.endgame[index]
-            .prepare(backend)
-            .map_err(EndgameRunError::NoProgram)?;
-        let program = &self.endgame[index];
-        let limits = TryLimits {
-            depth: Some(depth.saturating_sub(1).max(1)),
-            ..TryLimits::default()
-        };
+        let (index, at) = self.endgame_root(pos, depth, fuel)?;
         let control = SearchControl::new();
-        let fuel = (fuel, crate::endgame::NODE_FUEL);
-        let options = SearchSetup::default().options;
-        let at = RootAt {
-            root: *pos,
-            game: vec![pos.hash()],
-            limits,
-            fuel,
-            options,
-        };
         match crate::endgame::root_run(
-            program,
+            &self.endgame[index],
             &mut self.state,
             (self.options.backend, &self.options.styles),
             at,
@@ -729,6 +700,68 @@ impl Engine {
             }),
             Err(e) => Err(EndgameRunError::NoProgram(e)),
         }
+    }
+
+    /// Hands `run` the searcher behind TRY, PLAYB and PLAN that [`Engine::endgame_run`] gives
+    /// the loaded endgame program on `pos` at `depth`, for a host that runs the program itself
+    /// (a debugger stepping through it): the moves it tries are valued as `che run` values
+    /// them.
+    pub fn with_endgame_searcher<R>(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        run: impl FnOnce(&mut dyn cheg::search::Searcher) -> R,
+    ) -> Result<R, EndgameRunError> {
+        let (index, at) = self.endgame_root(pos, depth, None)?;
+        let control = SearchControl::new();
+        crate::endgame::root_search(
+            &self.endgame[index],
+            &mut self.state,
+            (self.options.backend, &self.options.styles),
+            at,
+            &control,
+            run,
+        )
+        .map(|(result, _)| result)
+        .map_err(EndgameRunError::NoProgram)
+    }
+
+    /// The program of a top-level run on `pos` (the first whose ENTRY matches, prepared for
+    /// the backend) and where the run happens.
+    fn endgame_root(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        fuel: Option<u64>,
+    ) -> Result<(usize, RootAt), EndgameRunError> {
+        let backend = self.options.backend;
+        if self.endgame.is_empty() {
+            return Err(EndgameRunError::NoProgram(
+                self.endgame_error
+                    .clone()
+                    .unwrap_or_else(|| "no endgame program is set".to_string()),
+            ));
+        }
+        let index = self
+            .endgame
+            .iter()
+            .position(|p| p.matches(pos))
+            .unwrap_or(0);
+        self.endgame[index]
+            .prepare(backend)
+            .map_err(EndgameRunError::NoProgram)?;
+        let limits = TryLimits {
+            depth: Some(depth.saturating_sub(1).max(1)),
+            ..TryLimits::default()
+        };
+        let at = RootAt {
+            root: *pos,
+            game: vec![pos.hash()],
+            limits,
+            fuel: (fuel, crate::endgame::NODE_FUEL),
+            options: SearchSetup::default().options,
+        };
+        Ok((index, at))
     }
 
     /// Replaces the endgame program (`None`: none) until the `EndgameProgram` option is set

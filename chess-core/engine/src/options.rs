@@ -300,6 +300,18 @@ fn parse_combo<T: std::str::FromStr<Err: std::fmt::Display>>(
 }
 
 impl EngineOptions {
+    /// The options of a lone run of an endgame program on one position, on `backend`: a
+    /// small table and no advice program. `che run prog.cheg` and the debugger run CHEG
+    /// programs with them, so both value the moves the program tries alike.
+    pub fn endgame_run(backend: Backend) -> EngineOptions {
+        EngineOptions {
+            hash_mb: 4,
+            backend,
+            advice_mode: AdviceMode::Off,
+            ..EngineOptions::default()
+        }
+    }
+
     /// Sets option `name` to `value` (ignored for buttons).
     pub fn set(&mut self, name: &str, value: &str) -> Result<Change, OptionError> {
         let spec = find(name).ok_or_else(|| OptionError::Unknown(name.trim().to_string()))?;

@@ -9,25 +9,40 @@
 //! the advice table there, and the output so far; or the end of the run.
 //! The run is bounded like `/api/run`'s (fuel, output, time), and the
 //! number of resumptions by [`MAX_ACTIONS`].
+//!
+//! It takes the three languages: the dialects of advice programs, whose
+//! `main()` fills the advice table, and CHEG, whose program runs on the
+//! position as `che run` runs it (its moves valued by the engine's search
+//! at [`CHEG_DEPTH`]), with its BREAK lines and its closing `move` and
+//! `value` lines as output and a BREAK as a stop.
 
 use super::limits::Limits;
 use super::work::{self, DiagnosticOut, RequestError};
 use che_editor::analysis::Language;
 use che_editor::debug::replay::{replay, ReplayOptions};
 use che_editor::debug::session::{Prepared, Resume, Snapshot, StopReason, Var};
+use che_engine::endgame::{EndgameProgram, EndgameSource};
+use che_engine::engine::Engine;
 use che_engine::host::AdviceHost;
+use che_engine::options::EngineOptions;
 use che_engine::search::SearchControl;
+use che_pipeline::Dialect;
+use cvm::Backend;
 use serde::{Deserialize, Serialize};
 
 /// The most resumptions one request may carry.
 pub const MAX_ACTIONS: usize = 10_000;
+
+/// The depth of the search behind CHEG's TRY, PLAYB and PLAN (`che run`'s
+/// and `che dap`'s default).
+pub const CHEG_DEPTH: u32 = 2;
 
 /// `POST /api/debug`.
 #[derive(Clone, Debug, Deserialize)]
 pub struct DebugRequest {
     /// Program source, in the language `dialect` names.
     pub source: String,
-    /// `che++` (the default) or `che3`.
+    /// `che++` (the default), `che3` or `cheg`.
     #[serde(default)]
     pub dialect: Option<String>,
     /// The position (FEN).
@@ -75,7 +90,8 @@ pub struct DebugFrame {
 pub struct DebugStop {
     /// `entry`, `breakpoint`, `step` or `exception`.
     pub reason: String,
-    /// The runtime error of an `exception` stop.
+    /// The runtime error of an `exception` stop; the line CHEG's BREAK
+    /// printed at a `breakpoint` stop after it.
     pub text: Option<String>,
     /// The stack.
     pub frames: Vec<DebugFrame>,
@@ -152,7 +168,8 @@ fn scope(snapshot: &Snapshot, frame: usize, name: &str) -> Vec<DebugVar> {
 fn stop_of(reason: &StopReason, snapshot: &Snapshot) -> DebugStop {
     let (reason, text) = match reason {
         StopReason::Entry => ("entry", None),
-        StopReason::Breakpoint | StopReason::Break(_) => ("breakpoint", None),
+        StopReason::Breakpoint => ("breakpoint", None),
+        StopReason::Break(line) => ("breakpoint", Some(line.clone())),
         StopReason::Step => ("step", None),
         StopReason::Pause => ("pause", None),
         StopReason::Exception(m) => ("exception", Some(m.clone())),
@@ -181,6 +198,20 @@ fn stop_of(reason: &StopReason, snapshot: &Snapshot) -> DebugStop {
     }
 }
 
+/// The dialect a debugging request names and its language: a dialect of
+/// advice programs (the registry's first when none is named) or CHEG.
+fn debug_dialect(name: Option<&str>) -> Result<(&'static dyn Dialect, Language), RequestError> {
+    let name = name.map(str::trim).unwrap_or("");
+    let dialect = if name.is_empty() {
+        work::parse_dialect(None)?
+    } else {
+        che_pipeline::by_name(name).ok_or_else(|| RequestError::DebugDialect(name.into()))?
+    };
+    let language =
+        Language::of_dialect(dialect).ok_or_else(|| RequestError::DebugDialect(name.into()))?;
+    Ok((dialect, language))
+}
+
 /// Compiles the program of `req` (without the optimizer) and runs it to
 /// the stop its resumptions lead to; `control` cancels the run.
 pub fn debug_program(
@@ -189,7 +220,7 @@ pub fn debug_program(
     control: &SearchControl,
 ) -> Result<DebugResponse, RequestError> {
     let pos = work::parse_fen(&req.fen)?;
-    let dialect = work::parse_dialect(req.dialect.as_deref())?;
+    let (dialect, language) = debug_dialect(req.dialect.as_deref())?;
     if req.actions.len() > MAX_ACTIONS {
         return Err(RequestError::Actions(format!(
             "{} resumptions; at most {MAX_ACTIONS} are replayed",
@@ -213,17 +244,18 @@ pub fn debug_program(
         exit_code: None,
         error: None,
     };
+    let cheg_program = cheg::checked(&compiled).cloned();
     let Some(program) = compiled.program else {
         return Ok(response);
     };
-    let language = Language::of_dialect(dialect).ok_or_else(|| {
-        RequestError::Dialect(format!(
-            "{} (the debugger does not know it)",
-            dialect.name()
-        ))
-    })?;
     let name = dialect.text_name();
-    let prepared = Prepared::from_program(language, program, compiled.sources, None, String::new());
+    let prepared = Prepared::from_program(
+        language,
+        program,
+        compiled.sources,
+        cheg_program,
+        String::new(),
+    );
     response.compiled = true;
     let main = prepared
         .program
@@ -252,8 +284,36 @@ pub fn debug_program(
         output_lines: limits.output_lines,
         output_bytes: limits.output_bytes,
     };
-    let mut host = AdviceHost::new(&pos);
-    let done = replay(&prepared, &mut host, &options, &|| control.stop_requested());
+    let cancel = || control.stop_requested();
+    let done = match &prepared.cheg {
+        None => replay(&prepared, &mut AdviceHost::new(&pos), &options, &cancel),
+        Some(program) => {
+            // TRY, PLAYB and PLAN value moves with the engine's search, as
+            // `che run` does.
+            let mut engine = Engine::new(EngineOptions::endgame_run(Backend::Interp));
+            engine.set_endgame_program(Some(EndgameProgram::from_parts(
+                EndgameSource::File(name.clone().into()),
+                program.clone(),
+                prepared.program.clone(),
+                prepared.sources.clone(),
+            )));
+            let run = engine.with_endgame_searcher(&pos, CHEG_DEPTH, |searcher| {
+                let mut host = cheg::ChegHost::new(program, pos, searcher);
+                host.set_context(1, None);
+                replay(&prepared, &mut host, &options, &cancel)
+            });
+            match run {
+                Ok(done) => done,
+                Err(e) => {
+                    // The program could not be prepared for its run: status 1,
+                    // as `che run`.
+                    response.exit_code = Some(1);
+                    response.error = Some(format!("che: {e}"));
+                    return Ok(response);
+                }
+            }
+        }
+    };
     response.stopped = done.stop.as_ref().map(|(r, s)| stop_of(r, s));
     response.output = done.output;
     response.output_dropped = done.output_dropped;

@@ -11,7 +11,8 @@
 //!   advice, with the principal variation;
 //! * `POST /api/debug` `{"source", "fen", "breakpoints", "actions"}`: breakpoints and stepping
 //!   ([`debug`]): the program run from its start through the resumptions given to the stop they
-//!   lead to, with the stack, variables and advice there.
+//!   lead to, with the stack, variables and advice there. It takes the three languages (a
+//!   `"dialect"` of advice programs, or `cheg`); the other two endpoints take advice programs.
 //!
 //! Every request and connection is bounded ([`limits::Limits`], `docs/playground.md` lists the
 //! values):

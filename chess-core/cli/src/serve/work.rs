@@ -144,6 +144,10 @@ pub enum RequestError {
     /// A name that is not a dialect of advice programs.
     #[error("unknown dialect `{0}`: expected one of {names}", names = che_pipeline::dialect_names(Purpose::Advice))]
     Dialect(String),
+    /// A name that is not a language the debugger takes (the dialects of advice programs and
+    /// CHEG).
+    #[error("unknown dialect `{0}`: expected one of {names}", names = debug_dialect_names())]
+    DebugDialect(String),
     /// A debugging request's resumptions are not understood.
     #[error("{0}")]
     Actions(String),
@@ -159,6 +163,16 @@ pub(super) fn parse_dialect(name: Option<&str>) -> Result<&'static dyn Dialect, 
             .filter(|d| d.purpose() == Purpose::Advice)
             .ok_or_else(|| RequestError::Dialect(name.to_string())),
     }
+}
+
+/// The names of the dialects the debugger takes, in the registry's order.
+pub(super) fn debug_dialect_names() -> String {
+    che_pipeline::DIALECTS
+        .iter()
+        .filter(|d| che_editor::analysis::Language::of_dialect(**d).is_some())
+        .map(|d| d.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub(super) fn parse_fen(fen: &str) -> Result<Position, RequestError> {

@@ -7,9 +7,16 @@
 //! step out) can therefore ask a stateless server for the state at each
 //! stop: the playground does. Each request costs the run up to its stop and
 //! is bounded by fuel like any run.
+//!
+//! A CHEG program runs on its own host ([`HostView`]): its globals show as
+//! its runtime's values, its BREAK lines and closing lines (the move and
+//! value) are output, and a BREAK stops the run after it as `che dap`'s
+//! does.
 
 use crate::debug::machine::{Machine, Stepped};
-use crate::debug::session::{snapshot, Prepared, Resume, Snapshot, Stepper, StopReason};
+use crate::debug::session::{
+    is_break, snapshot, HostView, Prepared, Resume, Snapshot, Stepper, StopReason,
+};
 use cvm::{Host, Limits, Output};
 use std::collections::HashSet;
 
@@ -85,9 +92,9 @@ const CANCEL_EVERY: u64 = 4096;
 
 /// Runs the entry point of `prepared` on `host` through the resumptions
 /// of `options`; `cancel` is asked now and then whether to give up.
-pub fn replay(
+pub fn replay<H: Host + HostView>(
     prepared: &Prepared,
-    host: &mut dyn Host,
+    host: &mut H,
     options: &ReplayOptions,
     cancel: &dyn Fn() -> bool,
 ) -> Replayed {
@@ -115,6 +122,8 @@ pub fn replay(
     stepper.breakpoints = options.breakpoints.clone();
     let mut actions = options.actions.iter();
     let mut count = 0u64;
+    let mut breaks_seen = 0;
+    let mut pending: Option<StopReason> = None;
     let result = match machine.start_entry() {
         Err(e) => Err(e),
         Ok(()) => loop {
@@ -127,20 +136,36 @@ pub fn replay(
                 break Ok(());
             }
             let depth = machine.frames().len();
-            if let Some(reason) = stepper.check(depth, prepared.line_at(at)) {
+            let mut reason = stepper.check(depth, prepared.line_at(at));
+            if let Some(r) = pending.take() {
+                reason = Some(r);
+            }
+            if let Some(reason) = reason {
                 match actions.next() {
                     Some(&how) => {
                         done.resumed += 1;
                         stepper.resume(how, depth);
                     }
                     None => {
-                        done.stop =
-                            Some((reason, snapshot(prepared, &machine, &|_, v| v.to_string())));
+                        let view = snapshot(prepared, &machine, &|i, v| host.global(i, v));
+                        done.stop = Some((reason, view));
                         break Ok(());
                     }
                 }
             }
-            match machine.step(host, &mut out) {
+            let at_break = prepared.cheg.is_some() && is_break(&machine, at);
+            let stepped = machine.step(host, &mut out);
+            let breaks = host.breaks();
+            if breaks.len() > breaks_seen {
+                for line in &breaks[breaks_seen..] {
+                    out.push(line.clone());
+                }
+                if at_break {
+                    pending = breaks.last().map(|line| StopReason::Break(line.clone()));
+                }
+                breaks_seen = breaks.len();
+            }
+            match stepped {
                 Stepped::Running => {}
                 Stepped::Done(Ok(_)) => break Ok(()),
                 Stepped::Done(Err(e)) => break Err(e),
@@ -148,7 +173,12 @@ pub fn replay(
         },
     };
     match result {
-        Ok(()) if done.stop.is_none() && !done.cancelled => done.exit_code = Some(0),
+        Ok(()) if done.stop.is_none() && !done.cancelled => {
+            for line in host.summary() {
+                out.push(line);
+            }
+            done.exit_code = Some(0);
+        }
         Ok(()) => {}
         Err(e) => {
             let message = prepared.render_error(&e);
@@ -159,7 +189,7 @@ pub fn replay(
             } else {
                 done.stop = Some((
                     StopReason::Exception(message),
-                    snapshot(prepared, &machine, &|_, v| v.to_string()),
+                    snapshot(prepared, &machine, &|i, v| host.global(i, v)),
                 ));
             }
         }

@@ -500,6 +500,78 @@ fn advice_vars(t: &cvm::AdviceTable) -> Vec<Var> {
     out
 }
 
+/// What a debugger shows of the host a program runs on: CHEG's globals
+/// and predefined variables are values of its runtime, its BREAK lines and
+/// its closing lines (the move and value) are output.
+pub trait HostView {
+    /// A global's value as shown.
+    fn global(&self, _index: usize, value: i32) -> String {
+        value.to_string()
+    }
+    /// A CHEG predefined variable's value as shown.
+    fn predefined(&self, _p: cheg::table::Predefined) -> Option<String> {
+        None
+    }
+    /// CHEG's `break` lines so far.
+    fn breaks(&self) -> &[String] {
+        &[]
+    }
+    /// The lines `che run` prints at the end (CHEG's move and value).
+    fn summary(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+impl HostView for che_engine::host::AdviceHost {}
+
+impl HostView for cheg::ChegHost<'_> {
+    fn global(&self, _index: usize, value: i32) -> String {
+        self.value(value).to_string()
+    }
+
+    fn predefined(&self, p: cheg::table::Predefined) -> Option<String> {
+        Some(self.predefined_value(p).to_string())
+    }
+
+    fn breaks(&self) -> &[String] {
+        &self.report().breaks
+    }
+
+    fn summary(&self) -> Vec<String> {
+        self.report().summary_lines()
+    }
+}
+
+/// Whether the instruction at `at` is `intr HostCall` for `service` (the
+/// service number is the fourth value from the top of the stack).
+fn is_host_call(machine: &Machine<'_>, at: u32, service: i32) -> bool {
+    let code = &machine.program().module().code;
+    let Ok(instr) = cvm::isa::Instr::decode(code, at as usize) else {
+        return false;
+    };
+    if instr.opcode != cvm::isa::Opcode::Intr
+        || instr.operand_words().first().copied() != Some(cvm::intrinsics::HOST_CALL)
+    {
+        return false;
+    }
+    let Some(frame) = machine.frames().last() else {
+        return false;
+    };
+    frame
+        .stack
+        .len()
+        .checked_sub(4)
+        .and_then(|i| frame.stack.get(i))
+        .is_some_and(|&s| s == service)
+}
+
+/// Whether the instruction at `at` is CHEG's BREAK (the host call of its
+/// service).
+pub fn is_break(machine: &Machine<'_>, at: u32) -> bool {
+    let service = cheg::service::INSTRUCTION + cheg::table::Instr::Break.index() as i32;
+    is_host_call(machine, at, service)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -239,6 +239,40 @@ impl<'a> ChegHost<'a> {
         Ok(h)
     }
 
+    /// The value predefined variable `p` has for the program now: what
+    /// `predefined` would read (the value it already read, else the one
+    /// on this run's position), without charging the meter or caching.
+    /// X, the subroutine argument, lives in the running routine's frame
+    /// and is undefined here.
+    pub fn predefined_value(&self, p: Predefined) -> Value {
+        if let Some(Some(h)) = self.predefined.get(p.code() as usize) {
+            return self.heap.get(*h).clone();
+        }
+        match p {
+            Predefined::X => Value::Undef,
+            Predefined::Depth => Value::Int(i64::from(self.depth)),
+            Predefined::Lm => Value::set(
+                self.board
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| Board::move_value(m))
+                    .collect(),
+            ),
+            Predefined::Pg => Value::set(
+                self.board
+                    .pawn_groups()
+                    .into_iter()
+                    .map(|g| Value::set(g.into_iter().map(Value::Piece).collect()))
+                    .collect(),
+            ),
+            Predefined::Piece(side, k) => self.board.piece_variables()[usize::from(side) & 1]
+                .get(usize::from(k))
+                .copied()
+                .flatten()
+                .map_or(Value::Undef, Value::Piece),
+        }
+    }
+
     fn piece_var(&self, side: usize, slot: usize) -> Option<crate::value::PieceVal> {
         self.board.piece_variables()[side][slot]
     }

@@ -167,7 +167,7 @@ async function debugStep(action) {
   breakpoints = new Set(data.breakpoints);
   $("output").textContent = data.output.join("\n");
   const lines = [];
-  const main = dialect === "che3" ? "playground.che3" : "playground.che";
+  const main = "playground." + (dialect === "che3" || dialect === "cheg" ? dialect : "che");
   if (data.stopped) {
     const s = data.stopped;
     const top = s.frames[0];
