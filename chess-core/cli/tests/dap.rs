@@ -467,7 +467,6 @@ fn requests_out_of_order_and_broken_input_are_answered_without_a_crash() {
     let mut s = Session::start(&d);
     for (command, args) in [
         ("stackTrace", json!({"threadId": 1})),
-        ("configurationDone", json!({})),
         ("next", json!({"threadId": 1})),
         ("variables", json!({"variablesReference": 1})),
         ("launch", json!({})),
@@ -590,5 +589,50 @@ fn cheg_trace_shows_the_values_of_predefined_operands() {
             "{want:?} not in {trace:#?}"
         );
     }
+    s.disconnect();
+}
+
+/// A client that configures before it launches (the `initialized` event
+/// comes with the answer to `initialize`): breakpoints set before the
+/// launch are placed at it and reported by `breakpoint` events, and a
+/// `configurationDone` before the launch starts the run once launched.
+#[test]
+fn a_client_may_configure_before_it_launches() {
+    let d = dir("early");
+    let path = d.join("prog.che");
+    std::fs::write(&path, PROGRAM).unwrap();
+    let (expected_out, expected_code) = che_run(&[path.to_str().unwrap()]);
+    let mut s = Session::start(&d);
+    s.event("initialized");
+    let body = s.ok(
+        "setBreakpoints",
+        json!({"source": {"path": path}, "breakpoints": [{"line": 9}, {"line": 400}]}),
+    );
+    let early = body["breakpoints"].as_array().expect("breakpoints").clone();
+    assert_eq!(early.len(), 2);
+    assert!(early.iter().all(|b| b["verified"] == false), "{body}");
+    s.ok("configurationDone", json!({}));
+    s.ok(
+        "launch",
+        json!({"program": path, "fen": chess_core::STARTPOS_FEN}),
+    );
+    // Each early breakpoint is placed, or not, and said so.
+    let mut placed = Vec::new();
+    for _ in 0..2 {
+        let b = s.event("breakpoint");
+        assert_eq!(b["reason"], "changed");
+        placed.push(b["breakpoint"].clone());
+    }
+    placed.sort_by_key(|b| b["id"].as_u64());
+    assert_eq!(placed[0]["id"], early[0]["id"]);
+    assert_eq!(placed[0]["verified"], true);
+    assert_eq!(placed[0]["line"], 9);
+    assert_eq!(placed[1]["verified"], false);
+    // The run started at the launch and stops at the breakpoint in Twice.
+    s.stopped("breakpoint");
+    assert_eq!(s.frames()[0]["line"], 9);
+    s.ok("continue", json!({"threadId": 1}));
+    let (out, code) = s.finish();
+    assert_eq!((out, code), (expected_out, i64::from(expected_code)));
     s.disconnect();
 }

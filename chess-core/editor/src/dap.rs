@@ -7,9 +7,11 @@
 //! event), `"dialect"` (`che++`, `che3`, `cheg`), `"trace"` (CHEG: each
 //! executed instruction with its operands' values as output),
 //! `"stopOnEntry"`, `"includeDirs"` and `"depth"` (CHEG's search depth,
-//! default 2); the adapter answers with the `initialized` event;
-//! `setBreakpoints` by source line (a line without code moves to the next
-//! line that has code); `configurationDone` starts the run.
+//! default 2); the `initialized` event follows the answer to
+//! `initialize`; `setBreakpoints` by source line (a line without code
+//! moves to the next line that has code; set before the launch, they are
+//! placed at it and reported by `breakpoint` events); `configurationDone`
+//! starts the run (before the launch: once launched).
 //!
 //! The run goes on a thread of its own on [`crate::debug::Machine`], the
 //! unoptimized program (every statement keeps its line). It stops with a
@@ -140,6 +142,13 @@ pub struct Adapter {
     prepared: Option<Arc<Prepared>>,
     commands: Option<Sender<Command>>,
     worker: Option<std::thread::JoinHandle<()>>,
+    /// Breakpoints set before the launch (source path, lines, the ids
+    /// answered): placed when the program is known.
+    early_breakpoints: Vec<(String, Vec<(usize, u32)>)>,
+    /// Breakpoint ids answered so far.
+    breakpoint_ids: usize,
+    /// `configurationDone` came before the launch: the run starts at it.
+    start_at_launch: bool,
 }
 
 impl Adapter {
@@ -152,6 +161,9 @@ impl Adapter {
             prepared: None,
             commands: None,
             worker: None,
+            early_breakpoints: Vec::new(),
+            breakpoint_ids: 0,
+            start_at_launch: false,
         }
     }
 
@@ -171,7 +183,16 @@ impl Adapter {
             "launch" => self.launch(args),
             "setBreakpoints" => self.set_breakpoints(args),
             "setExceptionBreakpoints" => Ok(json!({})),
-            "configurationDone" => self.start(),
+            "configurationDone" => {
+                if self.prepared.is_none() && self.launch.is_none() {
+                    // A client that configures before it launches: the run
+                    // starts once the launch has prepared it.
+                    self.start_at_launch = true;
+                    Ok(json!({}))
+                } else {
+                    self.start()
+                }
+            }
             "threads" => Ok(json!({"threads": [{"id": 1, "name": "main"}]})),
             "stackTrace" => self.stack_trace(),
             "scopes" => self.scopes(args),
@@ -202,9 +223,19 @@ impl Adapter {
             }
             other => Err(format!("che dap does not support `{other}`")),
         };
+        let ok = result.is_ok();
         self.out.respond(message, result);
-        if command == "launch" && self.prepared.is_some() {
+        if command == "initialize" && ok {
+            // Ready for configuration requests, before or after the launch.
             self.out.event("initialized", json!({}));
+        }
+        if command == "launch" && self.prepared.is_some() {
+            self.place_early_breakpoints();
+            if std::mem::take(&mut self.start_at_launch) {
+                if let Err(e) = self.start() {
+                    self.out.output("stderr", &format!("{e}\n"));
+                }
+            }
         }
         true
     }
@@ -302,26 +333,60 @@ impl Adapter {
                 })
                 .unwrap_or_default(),
         };
-        let Some(prepared) = &self.prepared else {
-            let unverified: Vec<Value> = lines
+        let first = self.breakpoint_ids + 1;
+        self.breakpoint_ids += lines.len();
+        let numbered: Vec<(usize, u32)> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, &line)| (first + i, line))
+            .collect();
+        if self.prepared.is_none() {
+            // Before the launch: kept, and placed (with a `breakpoint`
+            // event each) when the program is known.
+            let unverified: Vec<Value> = numbered
                 .iter()
-                .map(|l| json!({"verified": false, "line": l, "message": "launch the program first"}))
+                .map(|&(id, l)| json!({"id": id, "verified": false, "line": l, "message": "placed when the program is launched"}))
                 .collect();
+            self.early_breakpoints.retain(|(p, _)| p != path);
+            self.early_breakpoints.push((path.to_string(), numbered));
             return Ok(json!({"breakpoints": unverified}));
+        }
+        let answers = self.place_breakpoints(path, &numbered);
+        Ok(json!({"breakpoints": answers}))
+    }
+
+    /// Places the breakpoints set before the launch and tells the client
+    /// where each went (`breakpoint` events).
+    fn place_early_breakpoints(&mut self) {
+        for (path, numbered) in std::mem::take(&mut self.early_breakpoints) {
+            for answer in self.place_breakpoints(&path, &numbered) {
+                self.out.event(
+                    "breakpoint",
+                    json!({"reason": "changed", "breakpoint": answer}),
+                );
+            }
+        }
+    }
+
+    /// Places breakpoints `(id, line)` in the source `path` of the launched
+    /// program (each on its line or the next line with code) and answers
+    /// for each where it went.
+    fn place_breakpoints(&mut self, path: &str, numbered: &[(usize, u32)]) -> Vec<Value> {
+        let Some(prepared) = &self.prepared else {
+            return Vec::new();
         };
         let file = prepared.file_index(std::path::Path::new(path));
         let mut set = Vec::new();
-        let answers: Vec<Value> = lines
+        let answers: Vec<Value> = numbered
             .iter()
-            .enumerate()
-            .map(|(i, &line)| {
+            .map(|&(id, line)| {
                 match file.and_then(|f| prepared.breakpoint_line(f, line)) {
                     Some(at) => {
                         set.push(at);
-                        json!({"id": i + 1, "verified": true, "line": at})
+                        json!({"id": id, "verified": true, "line": at})
                     }
                     None => json!({
-                        "id": i + 1,
+                        "id": id,
                         "verified": false,
                         "line": line,
                         "message": if file.is_some() { "no code on or after this line" } else { "the program does not use this file" },
@@ -335,7 +400,7 @@ impl Adapter {
                 .breakpoints_version
                 .fetch_add(1, Ordering::SeqCst);
         }
-        Ok(json!({"breakpoints": answers}))
+        answers
     }
 
     fn start(&mut self) -> Result<Value, String> {
