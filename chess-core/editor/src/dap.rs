@@ -31,8 +31,8 @@
 use crate::analysis::Language;
 use crate::debug::machine::{Machine, Stepped};
 use crate::debug::session::{
-    is_break, prepare, snapshot, HostView, LaunchConfig, Prepared, Resume, Snapshot, Stepper,
-    StopReason,
+    prepare, snapshot, with_cheg_host, BreakWatch, HostView, LaunchConfig, Prepared, Resume,
+    Snapshot, Stepper, StopReason,
 };
 use crate::framing::{read_message, write_message, FramingError};
 use cvm::{Backend, Completion, Host, Output};
@@ -558,20 +558,14 @@ impl Run<'_> {
             Some(program) => {
                 // TRY, PLAYB and PLAN value moves with the engine's search,
                 // as `che run` does.
-                let mut engine = che_engine::engine::Engine::new(
-                    che_engine::options::EngineOptions::endgame_run(Backend::Interp),
+                let run = with_cheg_host(
+                    self.prepared,
+                    program,
+                    self.config.program.clone(),
+                    position,
+                    self.config.depth,
+                    |host| self.execute(host, &mut stepper, Some(program)),
                 );
-                engine.set_endgame_program(Some(che_engine::endgame::EndgameProgram::from_parts(
-                    che_engine::endgame::EndgameSource::File(self.config.program.clone()),
-                    program.clone(),
-                    self.prepared.program.clone(),
-                    self.prepared.sources.clone(),
-                )));
-                let run = engine.with_endgame_searcher(&position, self.config.depth, |searcher| {
-                    let mut host = cheg::ChegHost::new(program, position, searcher);
-                    host.set_context(1, None);
-                    self.execute(&mut host, &mut stepper, Some(program))
-                });
                 match run {
                     Ok(code) => code,
                     Err(e) => {
@@ -637,7 +631,7 @@ impl Run<'_> {
             Some(p) if self.config.trace => statement_starts(prepared, p),
             _ => HashMap::new(),
         };
-        let mut breaks_seen = 0;
+        let mut breaks = BreakWatch::default();
         let mut pending: Option<StopReason> = None;
         let mut seen_version = u64::MAX;
         let result = loop {
@@ -676,20 +670,15 @@ impl Run<'_> {
                     After::Abort => return None,
                 }
             }
-            let is_break = cheg_program.is_some() && is_break(&machine, at);
-            let stepped = machine.step(host, &mut output);
-            let breaks = host.breaks();
-            if breaks.len() > breaks_seen {
-                for line in &breaks[breaks_seen..] {
-                    self.out.output("stdout", &format!("{line}\n"));
-                }
-                if is_break {
-                    if let Some(line) = breaks.last() {
-                        pending = Some(StopReason::Break(line.clone()));
-                    }
-                }
-                breaks_seen = breaks.len();
-            }
+            let (stepped, stop) = breaks.step(
+                &mut machine,
+                at,
+                cheg_program.is_some(),
+                host,
+                &mut output,
+                &mut |line| self.out.output("stdout", &format!("{line}\n")),
+            );
+            pending = stop;
             match stepped {
                 Stepped::Running => {}
                 Stepped::Done(r) => break r,

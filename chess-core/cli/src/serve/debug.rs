@@ -20,14 +20,10 @@ use super::limits::Limits;
 use super::work::{self, DiagnosticOut, RequestError};
 use che_editor::analysis::Language;
 use che_editor::debug::replay::{replay, ReplayOptions};
-use che_editor::debug::session::{Prepared, Resume, Snapshot, StopReason, Var};
-use che_engine::endgame::{EndgameProgram, EndgameSource};
-use che_engine::engine::Engine;
+use che_editor::debug::session::{with_cheg_host, Prepared, Resume, Snapshot, StopReason, Var};
 use che_engine::host::AdviceHost;
-use che_engine::options::EngineOptions;
 use che_engine::search::SearchControl;
 use che_pipeline::Dialect;
-use cvm::Backend;
 use serde::{Deserialize, Serialize};
 
 /// The most resumptions one request may carry.
@@ -290,18 +286,14 @@ pub fn debug_program(
         Some(program) => {
             // TRY, PLAYB and PLAN value moves with the engine's search, as
             // `che run` does.
-            let mut engine = Engine::new(EngineOptions::endgame_run(Backend::Interp));
-            engine.set_endgame_program(Some(EndgameProgram::from_parts(
-                EndgameSource::File(name.clone().into()),
-                program.clone(),
-                prepared.program.clone(),
-                prepared.sources.clone(),
-            )));
-            let run = engine.with_endgame_searcher(&pos, CHEG_DEPTH, |searcher| {
-                let mut host = cheg::ChegHost::new(program, pos, searcher);
-                host.set_context(1, None);
-                replay(&prepared, &mut host, &options, &cancel)
-            });
+            let run = with_cheg_host(
+                &prepared,
+                program,
+                name.clone().into(),
+                pos,
+                CHEG_DEPTH,
+                |host| replay(&prepared, host, &options, &cancel),
+            );
             match run {
                 Ok(done) => done,
                 Err(e) => {

@@ -15,7 +15,7 @@
 
 use crate::debug::machine::{Machine, Stepped};
 use crate::debug::session::{
-    is_break, snapshot, HostView, Prepared, Resume, Snapshot, Stepper, StopReason,
+    snapshot, BreakWatch, HostView, Prepared, Resume, Snapshot, Stepper, StopReason,
 };
 use cvm::{Host, Limits, Output};
 use std::collections::HashSet;
@@ -122,7 +122,7 @@ pub fn replay<H: Host + HostView>(
     stepper.breakpoints = options.breakpoints.clone();
     let mut actions = options.actions.iter();
     let mut count = 0u64;
-    let mut breaks_seen = 0;
+    let mut breaks = BreakWatch::default();
     let mut pending: Option<StopReason> = None;
     let result = match machine.start_entry() {
         Err(e) => Err(e),
@@ -153,18 +153,19 @@ pub fn replay<H: Host + HostView>(
                     }
                 }
             }
-            let at_break = prepared.cheg.is_some() && is_break(&machine, at);
-            let stepped = machine.step(host, &mut out);
-            let breaks = host.breaks();
-            if breaks.len() > breaks_seen {
-                for line in &breaks[breaks_seen..] {
-                    out.push(line.clone());
-                }
-                if at_break {
-                    pending = breaks.last().map(|line| StopReason::Break(line.clone()));
-                }
-                breaks_seen = breaks.len();
+            let mut printed = Vec::new();
+            let (stepped, stop) = breaks.step(
+                &mut machine,
+                at,
+                prepared.cheg.is_some(),
+                host,
+                &mut out,
+                &mut |line| printed.push(line.to_string()),
+            );
+            for line in printed {
+                out.push(line);
             }
+            pending = stop;
             match stepped {
                 Stepped::Running => {}
                 Stepped::Done(Ok(_)) => break Ok(()),

@@ -4,8 +4,8 @@
 //! machine's state looks like as named, nested values.
 
 use crate::analysis::{normalize, Language};
-use crate::debug::machine::Machine;
-use cvm::{Program, RuntimeError};
+use crate::debug::machine::{Machine, Stepped};
+use cvm::{Host, Output, Program, RuntimeError};
 use cvm_frontend::SourceMap;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -567,9 +567,77 @@ fn is_host_call(machine: &Machine<'_>, at: u32, service: i32) -> bool {
 
 /// Whether the instruction at `at` is CHEG's BREAK (the host call of its
 /// service).
-pub fn is_break(machine: &Machine<'_>, at: u32) -> bool {
+fn is_break(machine: &Machine<'_>, at: u32) -> bool {
     let service = cheg::service::INSTRUCTION + cheg::table::Instr::Break.index() as i32;
     is_host_call(machine, at, service)
+}
+
+/// Follows the BREAK lines a CHEG run prints, step by step: each new one is
+/// output, and a BREAK instruction stops the run after it.
+#[derive(Default)]
+pub struct BreakWatch {
+    /// BREAK lines already seen.
+    seen: usize,
+}
+
+impl BreakWatch {
+    /// Steps `machine` (at code offset `at`) once on `host` and hands each
+    /// BREAK line the step printed to `emit`; returns the step and, when
+    /// the step was a CHEG BREAK, the stop it makes before the next
+    /// instruction.
+    pub fn step<H: Host + HostView>(
+        &mut self,
+        machine: &mut Machine<'_>,
+        at: u32,
+        cheg: bool,
+        host: &mut H,
+        out: &mut dyn Output,
+        emit: &mut dyn FnMut(&str),
+    ) -> (Stepped, Option<StopReason>) {
+        let at_break = cheg && is_break(machine, at);
+        let stepped = machine.step(host, out);
+        let breaks = host.breaks();
+        let mut stop = None;
+        if breaks.len() > self.seen {
+            for line in &breaks[self.seen..] {
+                emit(line);
+            }
+            if at_break {
+                stop = breaks.last().map(|line| StopReason::Break(line.clone()));
+            }
+            self.seen = breaks.len();
+        }
+        (stepped, stop)
+    }
+}
+
+/// Runs `run` with the host of CHEG program `program` (of `prepared`,
+/// read from `source`) on `position`, whose TRY, PLAYB and PLAN value the
+/// moves they try with the engine's search at `depth`, as `che run` does
+/// (`Engine::with_endgame_searcher`); an error when the program cannot be
+/// prepared for the run.
+pub fn with_cheg_host<R>(
+    prepared: &Prepared,
+    program: &cheg::ast::Program,
+    source: PathBuf,
+    position: chess_core::Position,
+    depth: u32,
+    run: impl FnOnce(&mut cheg::ChegHost<'_>) -> R,
+) -> Result<R, che_engine::engine::EndgameRunError> {
+    let mut engine = che_engine::engine::Engine::new(
+        che_engine::options::EngineOptions::endgame_run(cvm::Backend::Interp),
+    );
+    engine.set_endgame_program(Some(che_engine::endgame::EndgameProgram::from_parts(
+        che_engine::endgame::EndgameSource::File(source),
+        program.clone(),
+        prepared.program.clone(),
+        prepared.sources.clone(),
+    )));
+    engine.with_endgame_searcher(&position, depth, |searcher| {
+        let mut host = cheg::ChegHost::new(program, position, searcher);
+        host.set_context(1, None);
+        run(&mut host)
+    })
 }
 
 #[cfg(test)]
