@@ -158,11 +158,15 @@ impl<'j> Vm for JitInstance<'j> {
         self.ran_compiled = false;
         self.loop_entries = LoopEntries::default();
         let module = self.jit.program.module();
-        check_call_args(module, func, args)?;
+        if !args_fit(module, func, args) {
+            check_call_args(module, func, args)?;
+        }
         // Memory needs a look only after the embedder or the interpreter
-        // had it, or when the program can write through list parameters;
-        // the common call skips both checks.
-        if (self.memory_touched || self.jit.facts.writes_through_refs)
+        // had it, or when a program that can write through list parameters
+        // is passed lists; the common call skips both checks.
+        let passes_lists =
+            args.len() > module.functions[func as usize].value_params as usize;
+        if (self.memory_touched || (self.jit.facts.writes_through_refs && passes_lists))
             && !self.memory_ready(func, args)?
         {
             return self.call_interpreted(func, args, host, output);
@@ -310,7 +314,11 @@ impl<'j> JitInstance<'j> {
         // The entry charges as a call would (nothing is spent when it
         // cannot be paid), as on the interpreter.
         self.fuel_used = 0;
-        let left = jit.program.charge_entry(func, limit)?;
+        let cost = jit.program.function_info(func).call_fuel();
+        let left = match limit.checked_sub(cost) {
+            Some(left) => left,
+            None => jit.program.charge_entry(func, limit)?,
+        };
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);
         let run = Run {
@@ -498,12 +506,26 @@ impl Run<'_> {
     }
 }
 
+/// Whether the embedder's arguments fit function `func`'s parameters: the
+/// check of [`check_call_args`] without its errors, which that function
+/// reports when this one says no.
+#[inline]
+pub(crate) fn args_fit(module: &Module, func: u32, args: &[i32]) -> bool {
+    module.functions.get(func as usize).is_some_and(|f| {
+        args.len() == f.arity() as usize
+            && args[f.value_params as usize..]
+                .iter()
+                .all(|&l| l >= 0 && (l as usize) < module.lists.len())
+    })
+}
+
 /// Whether compiled code may run `call` (a function and its arguments) on
 /// `memory`, by the rules of `docs/jit.md`, "Fallbacks": a call that passes
 /// a list folded into constants to a program that writes through list
 /// parameters may not (and marks the memory `touched`); after the embedder
 /// touched the memory, every folded list must still hold its value in
 /// `initial` (which clears `touched` again).
+#[inline]
 pub(crate) fn constants_intact(
     facts: &ListFacts,
     initial: &Memory,
@@ -512,8 +534,28 @@ pub(crate) fn constants_intact(
     touched: &mut bool,
     (func, args): (u32, &[i32]),
 ) -> bool {
+    // The common call: memory untouched since the last check, and no list
+    // passed (or a program that cannot write through list parameters).
+    let value_params = module.functions[func as usize].value_params;
+    if !*touched && (!facts.writes_through_refs || args.len() <= value_params as usize) {
+        return true;
+    }
+    constants_checked(facts, initial, memory, touched, value_params, args)
+}
+
+/// [`constants_intact`] past its common case: the list arguments and, when
+/// the memory was touched, every folded list.
+#[cold]
+#[inline(never)]
+fn constants_checked(
+    facts: &ListFacts,
+    initial: &Memory,
+    memory: &Memory,
+    touched: &mut bool,
+    value_params: u32,
+    args: &[i32],
+) -> bool {
     if facts.writes_through_refs {
-        let value_params = module.functions[func as usize].value_params;
         let passes_constant = args
             .iter()
             .skip(value_params as usize)
