@@ -164,8 +164,7 @@ impl<'j> Vm for JitInstance<'j> {
         // Memory needs a look only after the embedder or the interpreter
         // had it, or when a program that can write through list parameters
         // is passed lists; the common call skips both checks.
-        let passes_lists =
-            args.len() > module.functions[func as usize].value_params as usize;
+        let passes_lists = args.len() > module.functions[func as usize].value_params as usize;
         if (self.memory_touched || (self.jit.facts.writes_through_refs && passes_lists))
             && !self.memory_ready(func, args)?
         {
