@@ -581,6 +581,13 @@ impl JitProgram {
         self.upgraded()
     }
 
+    /// Whether Cranelift's code is still on its way: until it arrives,
+    /// [`JitProgram::code_for`] may answer differently for the same
+    /// function.
+    pub(crate) fn upgrade_pending(&self) -> bool {
+        self.upgrade.as_ref().is_some_and(|c| c.get().is_none())
+    }
+
     /// The compiled code to run function `func` with: this compilation's,
     /// or after [`JitProgram::compile_on_demand`] the compilation of the
     /// function's closure, made now if this is its first call. `None`: the

@@ -56,6 +56,27 @@ pub struct JitInstance<'j> {
     ran_compiled: bool,
     /// Counted-loop entries of the last call.
     loop_entries: LoopEntries,
+    /// What the last call into code that can no longer change worked out
+    /// before entering it, reused by the next call of the same function.
+    hot: Option<HotEntry<'j>>,
+}
+
+/// The entry of an embedder's call worked out once: the code, the native
+/// stack it needs under the instance's limits and the fuel its entry
+/// charges. Kept only for code that stays (no better code is on its way)
+/// and forgotten when the limits change.
+#[derive(Copy, Clone)]
+struct HotEntry<'j> {
+    /// The function called.
+    func: u32,
+    /// Its compilation and code.
+    code: (&'j JitProgram, CompiledFn),
+    /// Native stack the run needs ([`stack::need`]).
+    bytes: usize,
+    /// The effective depth limit.
+    max_depth: u32,
+    /// Fuel the entry charges ([`cvm::verify::FunctionInfo::call_fuel`]).
+    entry_fuel: u64,
 }
 
 /// How the last call entered counted loops (`docs/jit.md`, "Counted
@@ -99,6 +120,7 @@ impl<'j> Vm for JitInstance<'j> {
 
     fn set_limits(&mut self, limits: Limits) {
         self.limits = limits;
+        self.hot = None;
     }
 
     fn limits(&self) -> Limits {
@@ -170,22 +192,13 @@ impl<'j> Vm for JitInstance<'j> {
         {
             return self.call_interpreted(func, args, host, output);
         }
-        let jit: &'j JitProgram = self.jit;
-        let Some(code) = jit.code_for(func) else {
-            return self.call_interpreted(func, args, host, output);
-        };
-        let max_depth = self.limits.max_depth.max(1);
-        let frames = match jit.depth_bounds[func as usize] {
-            Some(bound) => bound.min(max_depth),
-            None => max_depth,
-        };
-        let Some(bytes) = stack::need(u64::from(frames), code.0.max_frame) else {
-            return self.call_interpreted(func, args, host, output);
-        };
-        if stack::enough_here(bytes) {
-            return self.enter(code, func, args, max_depth, host, output);
+        if let Some(hot) = self.hot.filter(|hot| hot.func == func) {
+            if stack::enough_here(hot.bytes) {
+                return self.enter(hot, args, host, output);
+            }
+            return self.call_on_new_stack(hot, args, host, output);
         }
-        self.call_on_new_stack(bytes, code, func, args, max_depth, host, output)
+        self.call_first(func, args, host, output)
     }
 }
 
@@ -202,6 +215,7 @@ impl<'j> JitInstance<'j> {
             memory_touched: false,
             ran_compiled: false,
             loop_entries: LoopEntries::default(),
+            hot: None,
         }
     }
 
@@ -217,26 +231,59 @@ impl<'j> JitInstance<'j> {
         self.loop_entries
     }
 
+    /// A call whose entry is not worked out yet ([`HotEntry`]): finds the
+    /// code and the native stack it needs, keeps them when the code stays,
+    /// and runs the call.
+    #[inline(never)]
+    fn call_first(
+        &mut self,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let jit: &'j JitProgram = self.jit;
+        let Some(code) = jit.code_for(func) else {
+            return self.call_interpreted(func, args, host, output);
+        };
+        let max_depth = self.limits.max_depth.max(1);
+        let frames = match jit.depth_bounds[func as usize] {
+            Some(bound) => bound.min(max_depth),
+            None => max_depth,
+        };
+        let Some(bytes) = stack::need(u64::from(frames), code.0.max_frame) else {
+            return self.call_interpreted(func, args, host, output);
+        };
+        let hot = HotEntry {
+            func,
+            code,
+            bytes,
+            max_depth,
+            entry_fuel: code.0.program.function_info(func).call_fuel(),
+        };
+        if !jit.upgrade_pending() {
+            self.hot = Some(hot);
+        }
+        if stack::enough_here(bytes) {
+            return self.enter(hot, args, host, output);
+        }
+        self.call_on_new_stack(hot, args, host, output)
+    }
+
     /// Runs the call on a fresh native stack segment when the current one
     /// is too short, or on the interpreter when none can be had.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn call_on_new_stack(
         &mut self,
-        bytes: usize,
-        code: (&'j JitProgram, CompiledFn),
-        func: u32,
+        hot: HotEntry<'j>,
         args: &[i32],
-        max_depth: u32,
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
-        match stack::with_stack(bytes, || {
-            self.enter(code, func, args, max_depth, host, output)
-        }) {
+        match stack::with_stack(hot.bytes, || self.enter(hot, args, host, output)) {
             Some(result) => result,
-            None => self.call_interpreted(func, args, host, output),
+            None => self.call_interpreted(hot.func, args, host, output),
         }
     }
 
@@ -301,19 +348,23 @@ impl<'j> JitInstance<'j> {
     #[inline(always)]
     fn enter(
         &mut self,
-        (jit, compiled): (&'j JitProgram, CompiledFn),
-        func: u32,
+        hot: HotEntry<'j>,
         args: &[i32],
-        max_depth: u32,
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
+        let HotEntry {
+            func,
+            code: (jit, compiled),
+            max_depth,
+            entry_fuel: cost,
+            ..
+        } = hot;
         self.ran_compiled = true;
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
         // cannot be paid), as on the interpreter.
         self.fuel_used = 0;
-        let cost = jit.program.function_info(func).call_fuel();
         let left = match limit.checked_sub(cost) {
             Some(left) => left,
             None => jit.program.charge_entry(func, limit)?,
@@ -429,10 +480,7 @@ impl Run<'_> {
             globals,
             heap,
             lists,
-            board: match host.board() {
-                Some(board) => *board,
-                None => BoardView::EMPTY,
-            },
+            board: *host.board().unwrap_or(&BoardView::EMPTY),
             trap_code: 0,
             trap_offset: 0,
             trap_a: 0,

@@ -127,6 +127,43 @@ fn the_depth_limit_is_exact() {
     );
 }
 
+/// One instance called again and again, its limits changed between the
+/// calls: every call keeps the limits set last, as a fresh interpreter
+/// does (the instance reuses what it worked out for an earlier call of
+/// the same function only while the limits stay).
+#[test]
+fn repeated_calls_follow_changed_limits() {
+    let p = program(RECURSION);
+    let code = JitProgram::compile(&p).expect("compiles");
+    let mut vm = code.instance();
+    let limits = |fuel, max_depth| Limits { fuel, max_depth };
+    let steps = [
+        (limits(None, 100), 50),
+        (limits(None, 100), 60),
+        (limits(None, 10), 20),
+        (limits(None, 10), 9),
+        (limits(Some(20), 1000), 9),
+        (limits(Some(19), 1000), 9),
+        (limits(Some(19), 1000), 3),
+        (limits(None, 3), 3),
+        (limits(None, 300_000), 250_000),
+        (limits(None, 2), 250_000),
+    ];
+    for (limits, n) in steps {
+        let mut interp = Interpreter::new(&p);
+        interp.set_limits(limits);
+        let want = interp.call_by_name("down", &[n], &mut NoHost, &mut CollectOutput::default());
+        vm.set_limits(limits);
+        let got = vm.call_by_name("down", &[n], &mut NoHost, &mut CollectOutput::default());
+        assert_eq!(got, want, "down({n}) under {limits:?}");
+        assert_eq!(
+            vm.fuel_used(),
+            interp.fuel_used(),
+            "down({n}) under {limits:?}"
+        );
+    }
+}
+
 #[test]
 fn deep_recursion_runs_natively_on_a_small_thread() {
     let p = program(RECURSION);
