@@ -247,7 +247,6 @@ impl Shared<'_> {
             textout: shim(self.shims.textout),
             pattern: shim(self.shims.pattern),
             pattern_mask: shim(self.shims.pattern_mask),
-            fill_squares: shim(self.shims.fill_squares),
             loops: &facts.loops,
             splices: &facts.splices,
             checks: self.checks,

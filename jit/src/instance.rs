@@ -77,6 +77,9 @@ struct HotEntry<'j> {
     max_depth: u32,
     /// Fuel the entry charges ([`cvm::verify::FunctionInfo::call_fuel`]).
     entry_fuel: u64,
+    /// The function's arity when it has no list parameters (any values
+    /// are valid arguments then); `None` when it has list parameters.
+    values: Option<usize>,
 }
 
 /// How the last call entered counted loops (`docs/jit.md`, "Counted
@@ -179,6 +182,16 @@ impl<'j> Vm for JitInstance<'j> {
     ) -> Result<Completion, RuntimeError> {
         self.ran_compiled = false;
         self.loop_entries = LoopEntries::default();
+        // The common call: the function called last, no list parameters
+        // (any values fit), memory as compiled code left it.
+        if let Some(hot) = self.hot {
+            if hot.func == func && hot.values == Some(args.len()) && !self.memory_touched {
+                if stack::enough_here(hot.bytes) {
+                    return self.enter(hot, args, host, output);
+                }
+                return self.call_on_new_stack(hot, args, host, output);
+            }
+        }
         let module = self.jit.program.module();
         if !args_fit(module, func, args) {
             check_call_args(module, func, args)?;
@@ -260,6 +273,10 @@ impl<'j> JitInstance<'j> {
             bytes,
             max_depth,
             entry_fuel: code.0.program.function_info(func).call_fuel(),
+            values: {
+                let f = &jit.program.module().functions[func as usize];
+                (f.list_params == 0).then_some(f.value_params as usize)
+            },
         };
         if !jit.upgrade_pending() {
             self.hot = Some(hot);

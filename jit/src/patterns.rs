@@ -23,7 +23,8 @@
 //!   the pattern's square set (bitboard code for `GetPcOnSqrs`,
 //!   `GetPassed` and `GetControl` of pawns, knights and kings, the pattern
 //!   shim for the others), a population count for the result, the list's
-//!   overflow check, and the squares written into the list by the fill shim.
+//!   overflow check, and the squares written into the list by a loop in
+//!   the function's code.
 //!
 //! Every rule of the Rust intrinsics is kept: invalid arguments or
 //! elements make both forms false, the and-form of an empty list is true

@@ -195,8 +195,6 @@ pub(crate) struct ShimIds {
     pub textout: FuncId,
     pub pattern: FuncId,
     pub pattern_mask: FuncId,
-    /// The list fill of a `Get` intrinsic compiled inline.
-    pub fill_squares: FuncId,
     /// The poll of baseline code for better code (on-stack replacement).
     pub osr_poll: FuncId,
 }
@@ -225,7 +223,6 @@ pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError>
         types::I64,
         PTR,
     ]);
-    let fill_squares_sig = sig(&[PTR, types::I64]);
     let osr_poll_sig = sig(&[PTR, types::I32, types::I32, PTR, types::I64, types::I32]);
     let mut declare = |name: &str, s| {
         module
@@ -239,7 +236,6 @@ pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError>
         textout: declare(shims::TEXTOUT, &textout_sig)?,
         pattern: declare(shims::PATTERN, &pattern_sig)?,
         pattern_mask: declare(shims::PATTERN_MASK, &pattern_mask_sig)?,
-        fill_squares: declare(shims::FILL_SQUARES, &fill_squares_sig)?,
     })
 }
 

@@ -28,8 +28,6 @@ pub(crate) const TEXTOUT: &str = "che_jit_textout";
 pub(crate) const PATTERN: &str = "che_jit_pattern_set";
 /// Symbol name of [`pattern_mask`].
 pub(crate) const PATTERN_MASK: &str = "che_jit_pattern_mask";
-/// Symbol name of [`fill_squares`].
-pub(crate) const FILL_SQUARES: &str = "che_jit_fill_squares";
 /// Symbol name of [`osr_poll`].
 pub(crate) const OSR_POLL: &str = "che_jit_osr_poll";
 
@@ -49,7 +47,7 @@ pub(crate) mod pattern {
 }
 
 /// The shims and their addresses, for `JITBuilder::symbol`.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 7] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 6] {
     [
         (
             INTRINSIC,
@@ -71,10 +69,6 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 7] {
             PATTERN_MASK,
             pattern_mask as extern "C" fn(*mut c_void, u32, i32, u64, u32, i64, *mut i32) -> i64
                 as *const u8,
-        ),
-        (
-            FILL_SQUARES,
-            fill_squares as extern "C" fn(*mut i32, u64) -> i64 as *const u8,
         ),
         (
             OSR_POLL,
@@ -350,26 +344,6 @@ extern "C" fn pattern_set(ctx: *mut c_void, kind: u32, arg: i32, within: u64) ->
         };
         0
     })
-}
-
-/// A `Get` intrinsic's list fill: writes the squares of `set` ascending
-/// from `at`, one slot each, then the end marker. Compiled code passes the
-/// first slot of a module list and a set whose count it has checked to be
-/// below the list's slot count. Returns 0.
-extern "C" fn fill_squares(at: *mut i32, set: u64) -> i64 {
-    let mut rest = set;
-    let mut k = 0;
-    while rest != 0 {
-        // SAFETY: the caller checked that the set's squares and the end
-        // marker fit in the list's slots, which start at `at` inside the
-        // instance's heap; nothing else accesses the heap during the call.
-        unsafe { *at.add(k) = rest.trailing_zeros() as i32 };
-        rest &= rest - 1;
-        k += 1;
-    }
-    // SAFETY: as above; slot `k` is the one after the last square.
-    unsafe { *at.add(k) = cvm::runtime::LIST_END };
-    0
 }
 
 /// A folded pattern (`pat.all` when `any` is 0, `pat.any` otherwise) whose

@@ -56,14 +56,43 @@ impl Lower<'_, '_> {
 
     /// Writes the squares of the 64-bit set `set` into module list `list`,
     /// ascending, then the end marker, as a `Get` intrinsic fills its
-    /// list, through the fill shim (a loop in the function's code would
-    /// cost more compile time than the call costs at run time): the caller
-    /// has checked that they fit (the set's count below the list's slot
-    /// count).
+    /// list: a loop in the function's code, one lowest set bit a turn. The
+    /// caller has checked that they fit (the set's count below the list's
+    /// slot count).
     pub(crate) fn fill_squares(&mut self, list: u32, set: Value) {
         let ListSlice { base, .. } = self.env.initial.lists[list as usize];
         let start = self.b.ins().iadd_imm_s(self.heap, i64::from(base) * 4);
-        self.b.ins().call(self.env.fill_squares, &[start, set]);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(head, types::I64);
+        self.b.append_block_param(head, PTR);
+        self.b.append_block_param(done, PTR);
+        self.b.ins().jump(head, &[set.into(), start.into()]);
+        self.b.switch_to_block(head);
+        let (rest, at) = {
+            let params = self.b.block_params(head);
+            (params[0], params[1])
+        };
+        self.b.ins().brif(rest, body, &[], done, &[at.into()]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        let square = self.b.ins().ctz(rest);
+        let square = self.b.ins().ireduce(types::I32, square);
+        self.b.ins().store(trusted(), square, at, 0);
+        let lower = self.b.ins().iadd_imm_s(rest, -1);
+        let next = self.b.ins().band(rest, lower);
+        let after = self.b.ins().iadd_imm_s(at, 4);
+        self.b.ins().jump(head, &[next.into(), after.into()]);
+        self.b.seal_block(head);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let at = self.b.block_params(done)[0];
+        let end = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(cvm::runtime::LIST_END));
+        self.b.ins().store(trusted(), end, at, 0);
     }
 
     /// The address of element `idx` of the list referenced by `r` (a list

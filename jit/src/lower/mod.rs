@@ -135,8 +135,6 @@ pub(crate) struct Env<'a> {
     pub pattern: FuncRef,
     /// The folded-pattern shim (`pat.all`/`pat.any` with an unknown scalar).
     pub pattern_mask: FuncRef,
-    /// The list-fill shim of the `Get` intrinsics compiled inline.
-    pub fill_squares: FuncRef,
     /// The counted loops of every function ([`crate::analysis::loops`]).
     pub loops: &'a [Vec<CountedLoop>],
     /// Which calls are spliced ([`crate::analysis::splice`]).
