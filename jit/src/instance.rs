@@ -122,8 +122,12 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn set_limits(&mut self, limits: Limits) {
+        // The worked-out entry depends on the depth limit (the native
+        // stack it needs), not on the fuel, which every call reads anew.
+        if limits.max_depth != self.limits.max_depth {
+            self.hot = None;
+        }
         self.limits = limits;
-        self.hot = None;
     }
 
     fn limits(&self) -> Limits {
