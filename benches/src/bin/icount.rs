@@ -62,6 +62,9 @@ fn measurements() -> Vec<String> {
     for backend in HOOK_BACKENDS {
         all.push(format!("hook/{backend}"));
     }
+    for backend in HOOK_BACKENDS {
+        all.push(format!("root/{backend}"));
+    }
     all
 }
 
@@ -70,6 +73,9 @@ const HOOK_BACKENDS: &[&str] = &["interp", "jit", "native"];
 
 /// Passes over the oracle positions in a `hook/` row.
 const HOOK_PASSES: usize = 10;
+
+/// Passes over the oracle positions in a `root/` row.
+const ROOT_PASSES: usize = 2;
 
 /// The part callgrind counts (`--toggle-collect` names this function):
 /// runs `work` and returns what it returned. Never inlined, so that the
@@ -253,6 +259,81 @@ fn hook(backend: &str) -> Result<(), String> {
     check(got, expected)
 }
 
+/// `main()` as the engine runs it at the root of a search (`Session::run_root`:
+/// memory and advice table reset, board view, the run, its printed lines),
+/// [`ROOT_PASSES`] times over the oracle positions, on `backend` or as the
+/// native twin (the same steps around `ShannyTwin::main`). Every run's
+/// advice table is checked against the twin's outside the measured part;
+/// the measured part returns the number of printed lines, which must be the
+/// twin's.
+fn root(backend: &str) -> Result<(), String> {
+    use che_benches::lab::experiments::cost::digest;
+    use che_benches::lab::twin::ShannyTwin;
+    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
+    use che_engine::host::AdviceHost;
+    use chess_core::Position;
+    use cvm_chess::advice_table::AdviceTable;
+
+    let positions = che_benches::oracle_positions();
+    // The twin's root steps on `pos`: the number of lines it printed.
+    let twin_root =
+        |twin: &mut ShannyTwin, host: &mut AdviceHost, table: &mut AdviceTable, pos: &Position| {
+            host.set_position(pos);
+            table.clear_written();
+            let mut lines: Vec<String> = Vec::new();
+            twin.main(host.board_view(), table, &mut |l| lines.push(l.to_string()));
+            lines.len() as i64
+        };
+    let mut twin = ShannyTwin::default();
+    let mut host = AdviceHost::new(&Position::startpos());
+    let mut table = Box::<AdviceTable>::default();
+    let mut expected = (Vec::new(), 0i64);
+    for pos in &positions {
+        expected.1 += twin_root(&mut twin, &mut host, &mut table, pos);
+        expected.0.push(digest(&table));
+    }
+    let expected_lines = expected.1 * ROOT_PASSES as i64;
+    if backend == "native" {
+        let got = measured(&mut || {
+            let mut lines = 0i64;
+            for _ in 0..ROOT_PASSES {
+                for pos in &positions {
+                    lines += twin_root(&mut twin, &mut host, &mut table, pos);
+                }
+            }
+            Ok(lines)
+        })?;
+        return check(got, expected_lines);
+    }
+    let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
+    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
+    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
+    // As for the `hook/` rows: the code a search runs after its first
+    // milliseconds, Cranelift's.
+    let deadline = std::time::Duration::from_secs(120);
+    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
+        return Err("Cranelift's code did not arrive".into());
+    }
+    let mut host = AdviceHost::new(&Position::startpos());
+    let mut session = advisor
+        .session(backend, &mut host)
+        .map_err(|e| e.to_string())?;
+    for (pos, want) in positions.iter().zip(&expected.0) {
+        session.run_root(pos)?;
+        check(digest(session.advice()), *want)?;
+    }
+    let got = measured(&mut || {
+        let mut lines = 0i64;
+        for _ in 0..ROOT_PASSES {
+            for pos in &positions {
+                lines += session.run_root(pos)?.output.len() as i64;
+            }
+        }
+        Ok(lines)
+    })?;
+    check(got, expected_lines)
+}
+
 fn check(got: i64, expected: i64) -> Result<(), String> {
     if got == expected {
         Ok(())
@@ -277,6 +358,7 @@ fn main() -> ExitCode {
         Some(("perft", "5")) => perft(),
         Some(("search", "node")) => search(),
         Some(("hook", backend)) if HOOK_BACKENDS.contains(&backend) => hook(backend),
+        Some(("root", backend)) if HOOK_BACKENDS.contains(&backend) => root(backend),
         Some((backend, name)) if BACKENDS.contains(&backend) => run_program(backend, name),
         _ => Err(format!("unknown measurement `{what}` (try --list)")),
     };

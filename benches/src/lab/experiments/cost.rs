@@ -70,7 +70,7 @@ fn passes(config: &Config) -> usize {
 }
 
 /// A digest of an advice table (sum of every entry, weighted by position).
-fn digest(t: &AdviceTable) -> i64 {
+pub fn digest(t: &AdviceTable) -> i64 {
     let squares = t.square_bonus.iter().flatten().flatten();
     let moves = t.move_bonus.iter().flatten().flatten();
     let rest = t
