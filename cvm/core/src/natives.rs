@@ -84,10 +84,14 @@ fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
             capacity: list.len().saturating_sub(1) as u32,
         });
     }
-    for (slot, sq) in list.iter_mut().zip(sets::squares(set)) {
-        *slot = sq as i32;
+    // `n` squares, then the end marker: slots 0..=n, all inside the list.
+    let (squares, end) = list[..=n].split_at_mut(n);
+    let mut rest = set;
+    for slot in squares {
+        *slot = rest.trailing_zeros() as i32;
+        rest &= rest - 1;
     }
-    list[n] = LIST_END;
+    end[0] = LIST_END;
     Ok(n as i32)
 }
 
