@@ -34,6 +34,21 @@ pub fn knight(sq: usize) -> u64 {
     rules::knight_attacks(square(sq)).0
 }
 
+/// The squares the knights on the squares of `set` attack, all at once:
+/// the union of [`knight`] over the set, by shifts (one file or two files
+/// aside, two ranks or one rank up and down), without a loop over the
+/// knights.
+#[inline]
+pub fn knights(set: u64) -> u64 {
+    const NOT_FILE_A: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_FILES_AB: u64 = 0xfcfc_fcfc_fcfc_fcfc;
+    const NOT_FILE_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NOT_FILES_GH: u64 = 0x3f3f_3f3f_3f3f_3f3f;
+    let one_aside = ((set << 1) & NOT_FILE_A) | ((set >> 1) & NOT_FILE_H);
+    let two_aside = ((set << 2) & NOT_FILES_AB) | ((set >> 2) & NOT_FILES_GH);
+    (one_aside << 16) | (one_aside >> 16) | (two_aside << 8) | (two_aside >> 8)
+}
+
 /// King attacks from `sq` (taken modulo 64).
 #[inline]
 pub fn king(sq: usize) -> u64 {
@@ -136,6 +151,34 @@ mod tests {
         // Pawns on the last rank attack nothing (no wrap-around).
         assert_eq!(pawns(0, set(&["a8", "h8"])), 0);
         assert_eq!(pawns(1, set(&["a1", "h1"])), 0);
+    }
+
+    #[test]
+    fn knights_of_a_set_are_the_union_of_each_knight() {
+        // Every single square, then sets from a simple generator (xorshift),
+        // against the union of the per-square table.
+        let union = |set: u64| {
+            let mut acc = 0;
+            let mut rest = set;
+            while rest != 0 {
+                acc |= knight(rest.trailing_zeros() as usize);
+                rest &= rest - 1;
+            }
+            acc
+        };
+        for sq in 0..64 {
+            assert_eq!(knights(1 << sq), knight(sq), "square {sq}");
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let set = x & (x >> 3);
+            assert_eq!(knights(set), union(set), "set {set:#x}");
+        }
+        assert_eq!(knights(0), 0);
+        assert_eq!(knights(u64::MAX), union(u64::MAX));
     }
 
     #[test]

@@ -194,6 +194,11 @@ pub fn control(board: &BoardView, piece: i32) -> u64 {
     let Some((cs, ks)) = sets::piece(piece) else {
         return 0;
     };
+    // Knights, the commonest question, all at once by shifts.
+    if ks == 1 << kind::KNIGHT {
+        let knights = sets::pieces_of(board, cs, ks);
+        return attacks::knights(knights);
+    }
     // Only the sliders' attacks depend on the other pieces.
     let sliders = 1 << kind::BISHOP | 1 << kind::ROOK | 1 << kind::QUEEN;
     let occupied = if ks & sliders != 0 {
