@@ -275,10 +275,13 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
             &args[..n],
             fuel,
         );
-        // Inlined pattern code reads the board copy; the host may have moved
-        // on (it is the embedder's object), so refresh it as the interpreter
-        // would see it on its next intrinsic call.
-        ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
+        // Inlined pattern code reads the board copy. Only a host service
+        // has the host mutably (`Host::extension`), so only after one may
+        // the position the interpreter would see on its next intrinsic call
+        // differ: refresh the copy then.
+        if id == cvm::intrinsics::HOST_CALL {
+            ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
+        }
         // The fuel left never exceeds the fuel given, which came from an
         // `i64`.
         let as_i64 = |left: u64| i64::try_from(left).unwrap_or(i64::MAX);

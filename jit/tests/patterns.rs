@@ -302,3 +302,63 @@ fn get_forms_agree_with_the_intrinsics() {
         }
     }
 }
+
+/// A host whose service 1 moves it to its next board: the position a
+/// program sees changes in the middle of a run, through `HostCall` only.
+struct MovingHost {
+    boards: Vec<BoardView>,
+    at: usize,
+}
+
+impl Host for MovingHost {
+    fn board(&self) -> Option<&BoardView> {
+        self.boards.get(self.at)
+    }
+
+    fn extension(&mut self, service: i32, _args: [i32; 3]) -> Result<i32, cvm::TrapKind> {
+        if service == 1 {
+            self.at = (self.at + 1) % self.boards.len();
+        }
+        Ok(0)
+    }
+}
+
+/// Inline `Get` forms before and after a host service that moves the host
+/// to another position see the position the interpreter sees there:
+/// compiled code takes the host's board again after the service.
+#[test]
+fn a_host_service_that_moves_the_host_is_seen_by_inline_forms() {
+    let src = "
+list wn[65];
+list wc[65];
+function main()
+var n1; var n2; var n3; var n4;
+begin
+  n1 := GetPcOnSqrs(wN, wn);
+  n2 := GetControl(wN, wc);
+  HostCall(1, 0, 0, 0);
+  n3 := GetPcOnSqrs(wN, wn);
+  n4 := GetControl(wN, wc);
+  return ((n1 * 100 + n2) * 100 + n3) * 100 + n4;
+end;
+";
+    let compiled = chepp::compile_str("moving.che", src, &chepp::CompileOptions::default());
+    let program = compiled.program.expect("compiles");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    let mut rng = Rng(0x5eed_0f_b0a2d);
+    for _ in 0..50 {
+        let boards = vec![random_board(&mut rng), random_board(&mut rng)];
+        let mut interp = Interpreter::new(&program);
+        let mut host = MovingHost {
+            boards: boards.clone(),
+            at: 0,
+        };
+        let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        let mut vm = jit.instance();
+        let mut host = MovingHost { boards, at: 0 };
+        let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        assert_eq!(got, want);
+        assert!(vm.ran_compiled());
+        assert_eq!(vm.memory(), interp.memory());
+    }
+}
