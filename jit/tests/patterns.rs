@@ -345,7 +345,7 @@ end;
     let compiled = chepp::compile_str("moving.che", src, &chepp::CompileOptions::default());
     let program = compiled.program.expect("compiles");
     let jit = JitProgram::compile(&program).expect("compiles");
-    let mut rng = Rng(0x5eed_0f_b0a2d);
+    let mut rng = Rng(0x05ee_d0fb_0a2d);
     for _ in 0..50 {
         let boards = vec![random_board(&mut rng), random_board(&mut rng)];
         let mut interp = Interpreter::new(&program);
