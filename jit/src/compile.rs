@@ -181,6 +181,9 @@ pub struct JitProgram {
     /// A fresh instance memory: the template new instances copy and the
     /// layout compiled code was specialised for.
     pub(crate) initial: Memory,
+    /// The lists whose fills Cranelift's code defers
+    /// ([`crate::analysis::deferred::deferred_lists`]).
+    pub(crate) deferred: Vec<u32>,
     stats: CompileStats,
     /// What compiling the rest on demand needs, after
     /// [`JitProgram::compile_on_demand`]; `None` otherwise.
@@ -777,6 +780,7 @@ impl JitProgram {
             depth_bounds: facts.depth_bounds.clone(),
             max_frame,
             initial: facts.initial.clone(),
+            deferred: facts.deferred.clone(),
             stats,
             on_demand: None,
             upgrade: None,
@@ -793,6 +797,14 @@ impl JitProgram {
     /// The program that was compiled.
     pub fn program(&self) -> &Program {
         &self.program
+    }
+
+    /// The module lists whose `Get` fills Cranelift's code keeps as
+    /// bitboards until someone may look at them (lists no instruction
+    /// reads element by element: `docs/jit.md`, "Deferred list fills"),
+    /// ascending.
+    pub fn deferred_lists(&self) -> &[u32] {
+        &self.deferred
     }
 
     /// Figures about the compilation.
@@ -931,6 +943,7 @@ impl Code {
                 ids: &self.ids,
                 shims: &self.shims,
                 checks: self.checks,
+                deferred: &facts.deferred,
             };
             Ok(order
                 .iter()

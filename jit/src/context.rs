@@ -96,6 +96,10 @@ pub(crate) struct Context<'a> {
     /// lets the shim run that code for the call instead (`crate::shims::osr_poll`
     /// with [`ENTRY`]). Null when no such code can run.
     pub ready: *const AtomicU8,
+    /// The waiting fills of deferred lists (`crate::deferred`), which
+    /// Cranelift's code records instead of writing the squares; null when
+    /// the program has no deferred list.
+    pub pending: *mut crate::deferred::Pending,
     /// The instance memory, for intrinsic shims.
     pub memory: *mut Memory,
     /// The advice table, for intrinsic shims.
@@ -181,6 +185,8 @@ pub(crate) mod offsets {
     pub const POLL: i32 = offset_of!(Context<'static>, poll) as i32;
     /// [`Context::ready`].
     pub const READY: i32 = offset_of!(Context<'static>, ready) as i32;
+    /// [`Context::pending`].
+    pub const PENDING: i32 = offset_of!(Context<'static>, pending) as i32;
     /// `board.pieces[colour][kind]` in the context.
     pub fn piece(colour: usize, kind: usize) -> i32 {
         BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32

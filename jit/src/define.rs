@@ -243,6 +243,7 @@ impl Shared<'_> {
             native_intrinsics: Cell::new(0),
             callees,
             intrinsic: shim(self.shims.intrinsic),
+            intrinsic_flush: shim(self.shims.intrinsic_flush),
             write: shim(self.shims.write),
             textout: shim(self.shims.textout),
             pattern: shim(self.shims.pattern),
@@ -250,6 +251,7 @@ impl Shared<'_> {
             loops: &facts.loops,
             splices: &facts.splices,
             checks: self.checks,
+            deferred: &facts.deferred,
         };
         let builder = FunctionBuilder::new(&mut ctx.func, &mut ws.fctx);
         let builder = Lower::new(builder, &env, index as u32, f, info).run();

@@ -14,6 +14,7 @@
 
 use crate::compile::JitProgram;
 use crate::context::{Context, STATUS_HALT};
+use crate::deferred::Pending;
 use crate::shared::CompiledFn;
 use crate::stack;
 use cvm::dispatch::Handled;
@@ -26,6 +27,7 @@ use cvm::{
 };
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
+use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -45,7 +47,13 @@ pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u8, i64, u32, *
 /// calls until [`JitInstance::reset`].
 pub struct JitInstance<'j> {
     jit: &'j JitProgram,
-    memory: Memory,
+    /// The instance's memory, except the fills still waiting in
+    /// `pending`. Written through a shared borrow only by
+    /// [`Vm::memory`], to write those fills (see there).
+    memory: UnsafeCell<Memory>,
+    /// Fills of deferred lists compiled code left waiting
+    /// (`crate::deferred`).
+    pending: UnsafeCell<Pending>,
     advice: Box<AdviceTable>,
     limits: Limits,
     fuel_used: u64,
@@ -143,12 +151,26 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn memory(&self) -> &Memory {
-        &self.memory
+        // SAFETY: a fill can wait only after a call into compiled code,
+        // which borrows the instance exclusively and so ends every borrow
+        // of its memory. The first look at memory afterwards writes the
+        // waiting fills, before it hands out a reference; every later look
+        // finds nothing waiting and writes nothing until the next call.
+        // So memory is written here only while no reference to it lives,
+        // and no other method reaches `memory` or `pending` through a
+        // shared borrow.
+        unsafe {
+            let pending = &mut *self.pending.get();
+            if pending.may_wait() {
+                pending.flush(&mut *self.memory.get());
+            }
+            &*self.memory.get()
+        }
     }
 
     fn memory_mut(&mut self) -> &mut Memory {
         self.memory_touched = true;
-        &mut self.memory
+        self.flushed_memory()
     }
 
     fn advice(&self) -> &AdviceTable {
@@ -162,7 +184,8 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn reset(&mut self) {
-        self.memory.reset_to(&self.jit.initial);
+        self.pending.get_mut().forget();
+        self.memory.get_mut().reset_to(&self.jit.initial);
         self.memory_touched = false;
         self.advice.clear_written();
     }
@@ -204,6 +227,10 @@ impl<'j> Vm for JitInstance<'j> {
         // had it, or when a program that can write through list parameters
         // is passed lists; the common call skips both checks.
         let passes_lists = args.len() > module.functions[func as usize].value_params as usize;
+        // A list passed may be a deferred one, which the callee may read.
+        if passes_lists {
+            self.flushed_memory();
+        }
         if (self.memory_touched || (self.jit.facts.writes_through_refs && passes_lists))
             && !self.memory_ready(func, args)?
         {
@@ -225,7 +252,8 @@ impl<'j> JitInstance<'j> {
     pub fn new(jit: &'j JitProgram) -> JitInstance<'j> {
         JitInstance {
             jit,
-            memory: jit.initial.clone(),
+            memory: UnsafeCell::new(jit.initial.clone()),
+            pending: UnsafeCell::new(Pending::new(&jit.deferred)),
             advice: Box::default(),
             limits: Limits::default(),
             fuel_used: 0,
@@ -246,6 +274,13 @@ impl<'j> JitInstance<'j> {
     /// interpreter).
     pub fn loop_entries(&self) -> LoopEntries {
         self.loop_entries
+    }
+
+    /// The memory with every waiting fill written.
+    fn flushed_memory(&mut self) -> &mut Memory {
+        let memory = self.memory.get_mut();
+        self.pending.get_mut().flush(memory);
+        memory
     }
 
     /// A call whose entry is not worked out yet ([`HotEntry`]): finds the
@@ -323,8 +358,8 @@ impl<'j> JitInstance<'j> {
     }
 
     /// Whether memory still has the shape compiled code was made for.
-    fn memory_layout_ok(&self) -> bool {
-        self.memory.same_layout(&self.jit.initial)
+    fn memory_layout_ok(&mut self) -> bool {
+        self.memory.get_mut().same_layout(&self.jit.initial)
     }
 
     /// Whether the lists compiled code treats as constants hold their
@@ -334,7 +369,7 @@ impl<'j> JitInstance<'j> {
             &self.jit.facts,
             &self.jit.initial,
             self.jit.program.module(),
-            &self.memory,
+            self.memory.get_mut(),
             &mut self.memory_touched,
             (func, args),
         )
@@ -353,10 +388,10 @@ impl<'j> JitInstance<'j> {
     ) -> Result<Completion, RuntimeError> {
         let mut vm = Interpreter::new(&self.jit.program);
         vm.set_limits(self.limits);
-        std::mem::swap(vm.memory_mut(), &mut self.memory);
+        std::mem::swap(vm.memory_mut(), self.flushed_memory());
         std::mem::swap(vm.advice_mut(), &mut self.advice);
         let result = catch_unwind(AssertUnwindSafe(|| vm.call(func, args, host, output)));
-        std::mem::swap(vm.memory_mut(), &mut self.memory);
+        std::mem::swap(vm.memory_mut(), self.memory.get_mut());
         std::mem::swap(vm.advice_mut(), &mut self.advice);
         self.fuel_used = vm.fuel_used();
         // The interpreter may have written any list; check them next time.
@@ -402,8 +437,9 @@ impl<'j> JitInstance<'j> {
             max_depth,
             osr: None,
             better: Some(self.jit),
+            pending: Some(self.pending.get_mut()),
         };
-        let (handled, loops) = run.enter(&mut self.memory, &mut self.advice, host, output);
+        let (handled, loops) = run.enter(self.memory.get_mut(), &mut self.advice, host, output);
         self.loop_entries = loops;
         let result = match handled {
             Handled::Returned { value, fuel_left } => {
@@ -468,6 +504,10 @@ pub(crate) struct Run<'a> {
     pub osr: Option<&'a [i32]>,
     /// Where baseline code finds better code for its frames at back edges.
     pub better: Option<&'a dyn crate::context::BetterCode>,
+    /// The record of waiting fills (`crate::deferred`) the instance keeps
+    /// across calls; `None`: the run writes the fills it defers before it
+    /// returns.
+    pub pending: Option<&'a mut Pending>,
 }
 
 impl Run<'_> {
@@ -478,7 +518,7 @@ impl Run<'_> {
     /// code has returned.
     #[inline(always)]
     pub(crate) fn enter(
-        self,
+        mut self,
         memory: &mut Memory,
         advice: &mut AdviceTable,
         host: &mut dyn Host,
@@ -497,6 +537,13 @@ impl Run<'_> {
                 (*memory).lists.as_ptr(),
             )
         };
+        let mut local = None;
+        let pending: *mut Pending = match self.pending.take() {
+            Some(pending) if pending.is_used() => pending,
+            Some(_) => std::ptr::null_mut(),
+            None if !self.jit.deferred.is_empty() => local.insert(Pending::new(&self.jit.deferred)),
+            None => std::ptr::null_mut(),
+        };
         let mut ctx = Context {
             globals,
             heap,
@@ -514,6 +561,7 @@ impl Run<'_> {
             osr: self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr),
             poll: crate::context::POLL_EVERY,
             ready: self.better.map_or(std::ptr::null(), |b| b.ready().as_ptr()),
+            pending,
             memory,
             advice,
             host,
@@ -544,6 +592,11 @@ impl Run<'_> {
             fast: ctx.loops_fast,
             checked: ctx.loops_checked,
         };
+        if let Some(local) = local.as_mut() {
+            // SAFETY: compiled code has returned; nothing else refers to
+            // the memory now.
+            local.flush(unsafe { &mut *memory });
+        }
         if status >= 0 && ctx.panic.is_none() {
             let returns = module.functions[self.func as usize].returns_value;
             let value = returns.then_some(ctx.result);

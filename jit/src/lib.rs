@@ -41,6 +41,7 @@ mod analysis;
 pub mod baseline;
 pub mod compile;
 mod context;
+mod deferred;
 pub mod define;
 mod error;
 pub mod instance;

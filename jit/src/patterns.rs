@@ -283,7 +283,8 @@ pub(crate) fn try_native_mask(
 /// `GetControl` of pawns, knights and kings, the pattern shim for the
 /// others), its population count, the list-overflow check the intrinsic
 /// makes (failing before anything is written) and the squares written into
-/// the list, ascending, with the end marker. Needs the scalar argument and
+/// the list, ascending, with the end marker (or, for a list only `Get`
+/// forms fill, the set recorded for writing later: `crate::deferred`). Needs the scalar argument and
 /// the list (so its slots and the cost) known at compile time; `None`
 /// (nothing emitted) otherwise, and the intrinsic is called.
 fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
@@ -326,7 +327,10 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
         Some(n),
         Some(capacity),
     );
-    l.fill_squares(list, set);
+    match l.env.deferred.iter().position(|&d| d == list) {
+        Some(slot) => l.defer_fill(list, slot, set, n),
+        None => l.fill_squares(list, set),
+    }
     Some(n)
 }
 

@@ -191,6 +191,8 @@ fn new_isa(opt_level: &str) -> Result<OwnedTargetIsa, JitError> {
 /// Function ids of the shims.
 pub(crate) struct ShimIds {
     pub intrinsic: FuncId,
+    /// The intrinsic shim that first writes a deferred list's waiting fill.
+    pub intrinsic_flush: FuncId,
     pub write: FuncId,
     pub textout: FuncId,
     pub pattern: FuncId,
@@ -232,6 +234,7 @@ pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError>
     Ok(ShimIds {
         osr_poll: declare(shims::OSR_POLL, &osr_poll_sig)?,
         intrinsic: declare(shims::INTRINSIC, &intrinsic_sig)?,
+        intrinsic_flush: declare(shims::INTRINSIC_FLUSH, &intrinsic_sig)?,
         write: declare(shims::WRITE, &write_sig)?,
         textout: declare(shims::TEXTOUT, &textout_sig)?,
         pattern: declare(shims::PATTERN, &pattern_sig)?,
@@ -253,6 +256,9 @@ pub(crate) struct Facts {
     pub splices: Splices,
     /// Which functions are recursive ([`recursive`]).
     pub recursive: Vec<bool>,
+    /// The lists whose fills Cranelift's code defers
+    /// ([`crate::analysis::deferred::deferred_lists`]).
+    pub deferred: Vec<u32>,
 }
 
 impl Facts {
@@ -272,6 +278,7 @@ impl Facts {
             loops: Vec::new(),
             splices: Splices::none(),
             recursive: recursive(&calls),
+            deferred: crate::analysis::deferred::deferred_lists(program),
         }
     }
 

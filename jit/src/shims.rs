@@ -11,7 +11,7 @@
 //! ([`cvm::intrinsics::INTRINSICS`]), so intrinsics behave identically.
 
 use crate::context::{trap, Context, ENTRY, SHIM_TRAP};
-use cvm::intrinsics::{Ctx, INTRINSICS, MAX_PARAMS};
+use cvm::intrinsics::{Ctx, ParamKind, INTRINSICS, MAX_PARAMS};
 use cvm::TrapKind;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern as patterns;
@@ -20,6 +20,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Symbol name of [`intrinsic`].
 pub(crate) const INTRINSIC: &str = "che_jit_intrinsic";
+/// Symbol name of [`intrinsic_flush`].
+pub(crate) const INTRINSIC_FLUSH: &str = "che_jit_intrinsic_flush";
 /// Symbol name of [`write`].
 pub(crate) const WRITE: &str = "che_jit_write";
 /// Symbol name of [`textout`].
@@ -47,11 +49,15 @@ pub(crate) mod pattern {
 }
 
 /// The shims and their addresses, for `JITBuilder::symbol`.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 6] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 7] {
     [
         (
             INTRINSIC,
             intrinsic as extern "C" fn(*mut c_void, u32, *mut i32, i64) -> i64 as *const u8,
+        ),
+        (
+            INTRINSIC_FLUSH,
+            intrinsic_flush as extern "C" fn(*mut c_void, u32, *mut i32, i64) -> i64 as *const u8,
         ),
         (
             WRITE,
@@ -298,6 +304,37 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
             }
         }
     })
+}
+
+/// [`intrinsic`] for a call that writes a deferred list
+/// (`crate::deferred`): the list's waiting fill is written first, so that
+/// the intrinsic's own fill lands on what memory would hold. Compiled code
+/// calls it where the list argument is known to be deferred (a `Get` form
+/// Cranelift's code does not compile inline, every such call in baseline
+/// code); every other call goes to [`intrinsic`], which needs no look at
+/// the waiting fills.
+extern "C" fn intrinsic_flush(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
+    {
+        // SAFETY: as in `intrinsic`; the references end before it runs.
+        let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+        // SAFETY: the instance made the pointers from its own record and
+        // from the memory borrowed for the whole run; compiled code is
+        // suspended, so these are the only live references.
+        let pending = unsafe { ctx.pending.as_mut() };
+        if let (Some(pending), Some(info)) = (pending, INTRINSICS.get(id as usize)) {
+            // SAFETY: see above.
+            let memory = unsafe { &mut *ctx.memory };
+            let n = info.params.len().min(MAX_PARAMS);
+            // SAFETY: as in `intrinsic`: one word per parameter.
+            let args = unsafe { std::slice::from_raw_parts(args, n) };
+            for (p, &arg) in info.params.iter().zip(args) {
+                if matches!(p.kind, ParamKind::List { out: true, .. }) {
+                    pending.flush_list(arg as u32, memory);
+                }
+            }
+        }
+    }
+    intrinsic(ctx, id, args, fuel)
 }
 
 /// `write`: one output line with `value`. Returns 0, or [`SHIM_TRAP`] when

@@ -757,6 +757,7 @@ fn run_native(
         max_depth,
         osr,
         better: (native.codegen == CodeGen::Baseline).then_some(better),
+        pending: None,
     };
     let handled = if stack::enough_here(bytes) {
         run.enter(memory, advice, host, output).0
@@ -1000,6 +1001,9 @@ impl Vm for TieredInstance<'_> {
         let tier = self.tier;
         let module = tier.common.program.module();
         check_call_args(module, func, args)?;
+        // As on the interpreter: a call past the argument check that stops
+        // at its entry (the entry's fuel cannot be paid) has spent nothing.
+        self.fuel_used = 0;
         self.state.note_call(tier, func, 1);
         let sampling =
             self.state.generation == 0 && tier.config.background && !tier.config.forced();

@@ -8,6 +8,7 @@
 //! |--------|-------|
 //! | [`cvm::list_facts`] (re-exported) | which lists are constant (the optimizer needs them too) |
 //! | [`constant_elements`] | the distinct elements of each constant list |
+//! | [`deferred`] | which lists only `Get` forms fill, so that compiled code may keep their sets as bitboards |
 //! | [`depth`] | the deepest call nesting reachable from each function, and which functions are recursive |
 //! | [`loops`] | counted loops: bounded trip count, what the guard proves |
 //! | [`splice`] | which calls are spliced (lowered as the callee's body), under the code-growth budget |
@@ -15,6 +16,7 @@
 //! Every analysis takes time linear in the program's size (the loop
 //! analysis near-linear: its dominator tree is `O(m log n)`).
 
+pub(crate) mod deferred;
 pub(crate) mod depth;
 pub(crate) mod loops;
 pub(crate) mod splice;

@@ -1,6 +1,7 @@
 //! The baseline code generator for x86-64 (see the module above): one
 //! template per CVM instruction, assembled with `dynasmrt`.
 
+use crate::analysis::deferred::flushes_before;
 use crate::context::{offsets, trap, ENTRY, SHIM_TRAP, STATUS_HALT, STATUS_TRAP};
 use crate::define::Compiled;
 use crate::error::JitError;
@@ -28,6 +29,9 @@ pub(crate) struct Target<'a> {
     pub shims: &'a ShimIds,
     /// The inline checks to emit.
     pub checks: Checks,
+    /// The lists whose fills Cranelift's code defers: a call writing one
+    /// goes to the shim that writes the waiting fill first.
+    pub deferred: &'a [u32],
 }
 
 /// Bytes the prologue pushes below the return address: `rbp`, `rbx`,
@@ -300,6 +304,10 @@ struct Emit<'a> {
     /// words, or that does not fall through: the next one starts afresh
     /// from the verifier's depth.
     modelled: bool,
+    /// Whether the instruction being emitted is an intrinsic call that
+    /// writes a deferred list
+    /// ([`crate::analysis::deferred::flushes_before`]).
+    writes_deferred: bool,
 }
 
 /// The System V argument registers for CVM arguments 0, 1 and 2 (after
@@ -456,6 +464,7 @@ impl<'a> Emit<'a> {
             held: Vec::new(),
             base: 0,
             modelled: false,
+            writes_deferred: false,
         })
     }
 
@@ -635,6 +644,7 @@ impl<'a> Emit<'a> {
             for slot in i.instr.slots_written() {
                 self.unhold_local(slot);
             }
+            self.writes_deferred = flushes_before(&info.instrs, n, self.t.deferred);
             self.instr(i.offset, i.instr, d, fail)?;
         }
         // Verified code never falls off the end; stop anyway.
@@ -1750,7 +1760,11 @@ impl<'a> Emit<'a> {
                     ; lea rdx, [rsp + base]
                     ; mov rcx, r12
                 );
-                self.call_shim(self.t.shims.intrinsic);
+                self.call_shim(if self.writes_deferred {
+                    self.t.shims.intrinsic_flush
+                } else {
+                    self.t.shims.intrinsic
+                });
                 self.check_shim(StubKind::ShimCharged, offset);
                 dynasm!(self.ops ; .arch x64 ; mov r12, rax);
                 self.modelled = false;

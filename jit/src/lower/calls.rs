@@ -11,7 +11,7 @@ use crate::patterns;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
-use cvm::intrinsics::INTRINSICS;
+use cvm::intrinsics::{ParamKind, INTRINSICS};
 use cvm::isa::{Instr, Opcode};
 
 impl Lower<'_, '_> {
@@ -254,10 +254,22 @@ impl Lower<'_, '_> {
         // arguments as the interpreter computes it, and returns the fuel
         // left; the result comes back in the first argument word.
         let fuel = self.b.use_var(self.fuel);
-        let call = self
-            .b
-            .ins()
-            .call(self.env.intrinsic, &[self.ctx, idv, addr, fuel]);
+        // A deferred list passed to be written has its waiting fill
+        // written first (`crate::deferred`).
+        let writes_deferred = (0..n).any(|k| {
+            matches!(
+                info.params[k as usize].kind,
+                ParamKind::List { out: true, .. }
+            ) && self
+                .known(base + k)
+                .is_some_and(|l| self.env.deferred.contains(&(l as u32)))
+        });
+        let shim = if writes_deferred {
+            self.env.intrinsic_flush
+        } else {
+            self.env.intrinsic
+        };
+        let call = self.b.ins().call(shim, &[self.ctx, idv, addr, fuel]);
         let left = self.b.inst_results(call)[0];
         self.check_charging_shim(left, offset);
         if info.returns {

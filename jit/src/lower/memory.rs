@@ -95,6 +95,37 @@ impl Lower<'_, '_> {
         self.b.ins().store(trusted(), end, at, 0);
     }
 
+    /// A `Get` form's fill of deferred list `list` (slot `slot` of the
+    /// waiting-fill record, `crate::deferred`): records the set `set` and
+    /// its count `n` instead of writing the squares. A fill still waiting
+    /// with more squares than `n` is written first (cold path), so that the
+    /// slots past the new fill's end marker hold what they would have held.
+    pub(crate) fn defer_fill(&mut self, list: u32, slot: usize, set: Value, n: Value) {
+        use crate::deferred::offsets::{ANY, COUNT, FILL_SIZE, SET};
+        let at = slot as i32 * FILL_SIZE;
+        let record = self
+            .b
+            .ins()
+            .load(PTR, invariant(), self.ctx, offsets::PENDING);
+        let before = self.b.ins().load(types::I32, trusted(), record, at + COUNT);
+        let longer = self.b.ins().icmp(IntCC::SignedGreaterThan, before, n);
+        let flush = self.b.create_block();
+        let record_it = self.b.create_block();
+        self.b.ins().brif(longer, flush, &[], record_it, &[]);
+        self.b.switch_to_block(flush);
+        self.b.seal_block(flush);
+        self.b.set_cold_block(flush);
+        let waiting = self.b.ins().load(types::I64, trusted(), record, at + SET);
+        self.fill_squares(list, waiting);
+        self.b.ins().jump(record_it, &[]);
+        self.b.switch_to_block(record_it);
+        self.b.seal_block(record_it);
+        self.b.ins().store(trusted(), set, record, at + SET);
+        self.b.ins().store(trusted(), n, record, at + COUNT);
+        let one = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().store(trusted(), one, record, ANY);
+    }
+
     /// The address of element `idx` of the list referenced by `r` (a list
     /// index, valid by verification), bounds-checked.
     pub(super) fn ref_elem(

@@ -127,6 +127,8 @@ pub(crate) struct Env<'a> {
     pub callees: HashMap<u32, FuncRef>,
     /// The intrinsic shim.
     pub intrinsic: FuncRef,
+    /// The intrinsic shim for a call writing a deferred list.
+    pub intrinsic_flush: FuncRef,
     /// The `write` shim.
     pub write: FuncRef,
     /// The `textout` shim.
@@ -141,6 +143,9 @@ pub(crate) struct Env<'a> {
     pub splices: &'a Splices,
     /// The inline checks to emit (all but in a measurement build).
     pub checks: crate::shared::Checks,
+    /// The lists whose fills are deferred, by slot of the waiting-fill
+    /// record (`crate::deferred`).
+    pub deferred: &'a [u32],
 }
 
 /// One block per leader of a function: the first instruction, every jump

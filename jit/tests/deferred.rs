@@ -1,0 +1,354 @@
+//! Deferred list fills (`src/deferred.rs`): Cranelift's code keeps the set
+//! of a `Get` form as a bitboard when only `Get` forms fill its list, and
+//! writes the squares when someone may look. Whatever the order of calls,
+//! fills, errors, resets, pokes into memory and looks at it, every backend
+//! must show the interpreter's memory, results, output and fuel: random
+//! programs that fill the same lists again and again (longer and shorter
+//! sets, sets too long for the list, a position that changes in the middle
+//! of a run) are run side by side with the interpreter on Cranelift's code,
+//! baseline code, baseline code upgraded in the middle of a run, and the
+//! tiered backend.
+
+use cvm::runtime::Limits;
+use cvm::{asm, CollectOutput, Host, Interpreter, Program, TrapKind, Vm};
+use cvm_chess::board::BoardView;
+use jit::tiered::{TierConfig, TieredProgram};
+use jit::JitProgram;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+fn random_board(rng: &mut Rng) -> BoardView {
+    let mut b = BoardView::EMPTY;
+    for c in 0..2 {
+        for k in 0..6 {
+            b.pieces[c][k] = match rng.below(4) {
+                0 => 0,
+                1 => rng.next() & rng.next() & rng.next(),
+                2 => 1 << rng.below(64),
+                _ => rng.next() & rng.next(),
+            };
+        }
+    }
+    b
+}
+
+/// A host whose service 1 moves it to its next position and whose service
+/// 2 has Cranelift's code of `upgrade` arrive (nothing without one).
+struct Moving<'a> {
+    boards: Vec<BoardView>,
+    at: usize,
+    upgrade: Option<&'a JitProgram>,
+}
+
+impl Host for Moving<'_> {
+    fn board(&self) -> Option<&BoardView> {
+        self.boards.get(self.at)
+    }
+
+    fn extension(&mut self, service: i32, _args: [i32; 3]) -> Result<i32, TrapKind> {
+        match service {
+            1 => self.at = (self.at + 1) % self.boards.len(),
+            2 => {
+                if let Some(jit) = self.upgrade {
+                    jit.upgrade_now();
+                }
+            }
+            _ => {}
+        }
+        Ok(0)
+    }
+}
+
+/// Lists `d0`..`d5` only `Get` forms fill (six: every one deferred), `r`
+/// is also read element by element (never deferred).
+const DEFERRED: usize = 6;
+
+/// One statement of a function body.
+fn statement(rng: &mut Rng) -> String {
+    let list = if rng.below(6) == 0 {
+        "r".to_string()
+    } else {
+        format!("d{}", rng.below(DEFERRED as u64))
+    };
+    // Pieces are 0x200 + 8 * colour (2: either) + kind (6 and 7: any);
+    // now and then one that names nothing (an empty set).
+    let piece = if rng.below(12) == 0 {
+        rng.pick(&[5, -1, 0x200 + 3 * 8])
+    } else {
+        0x200 + rng.below(3) as i32 * 8 + rng.below(8) as i32
+    };
+    let colour = rng.pick(&[0, 1, 2]);
+    match rng.below(9) {
+        0 => "    push 1\n    push 0\n    push 0\n    push 0\n    intr HostCall\n    pop\n".into(),
+        1 => "    push 2\n    push 0\n    push 0\n    push 0\n    intr HostCall\n    pop\n".into(),
+        2 => "    push 0\n    lde r\n    write\n".into(),
+        3 => format!("    push {piece}\n    lref {list}\n    intr GetControl\n    write\n"),
+        4 => format!("    push {colour}\n    lref {list}\n    intr GetPassed\n    write\n"),
+        5 => format!("    push {colour}\n    lref {list}\n    intr GetDblPwns\n    write\n"),
+        _ => format!("    push {piece}\n    lref {list}\n    intr GetPcOnSqrs\n    write\n"),
+    }
+}
+
+/// `main` (the entry) and `g` fill the lists; `main` calls `g` between
+/// its own statements; `reader` returns the first element of the list it
+/// is passed.
+fn random_program(rng: &mut Rng) -> String {
+    let mut src = String::from(".entry main\n");
+    for i in 0..DEFERRED {
+        src.push_str(&format!(".list d{i} {}\n", rng.pick(&[0, 1, 3, 8, 16, 64])));
+    }
+    src.push_str(".list r 16\n");
+    let body = |rng: &mut Rng, n: u64| (0..n).map(|_| statement(rng)).collect::<String>();
+    let n = 1 + rng.below(8);
+    let a = body(rng, n);
+    let n = rng.below(6);
+    let b = body(rng, n);
+    let n = 1 + rng.below(8);
+    let c = body(rng, n);
+    src.push_str(&format!(
+        ".func main params 0 lists 0 locals 0 stack 5 value\n{a}    call g\n    write\n{b}    call g\n    retv\n.end\n"
+    ));
+    src.push_str(&format!(
+        ".func g params 0 lists 0 locals 0 stack 5 value\n{c}    push 7\n    retv\n.end\n"
+    ));
+    src.push_str(".func reader params 0 lists 1 locals 0 stack 2 value\n    ldl 0\n    push 0\n    ldx\n    retv\n.end\n");
+    src
+}
+
+/// Runs one random sequence of the embedder's actions on `vm` and on a
+/// fresh interpreter, checking that they agree after each.
+fn agree(
+    program: &Program,
+    src: &str,
+    vm: &mut dyn Vm,
+    upgrade: Option<&JitProgram>,
+    rng: &mut Rng,
+) {
+    let mut interp = Interpreter::new(program);
+    let reader = program
+        .module()
+        .functions
+        .iter()
+        .position(|f| f.name == "reader")
+        .expect("reader") as u32;
+    let lists = program.module().lists.len() as u64;
+    for step in 0..12 {
+        match rng.below(8) {
+            0 => {
+                let list = rng.below(lists) as i32;
+                let want = interp.call(
+                    reader,
+                    &[list],
+                    &mut Moving {
+                        boards: vec![BoardView::EMPTY],
+                        at: 0,
+                        upgrade: None,
+                    },
+                    &mut CollectOutput::default(),
+                );
+                let got = vm.call(
+                    reader,
+                    &[list],
+                    &mut Moving {
+                        boards: vec![BoardView::EMPTY],
+                        at: 0,
+                        upgrade: None,
+                    },
+                    &mut CollectOutput::default(),
+                );
+                assert_eq!(got, want, "step {step}: reader of list {list}\n{src}");
+            }
+            1 => {
+                // The embedder writes a slot of some list.
+                let list = rng.below(lists) as usize;
+                let slice = program.module().lists[list].slots();
+                let slot = rng.below(slice) as usize;
+                let value = rng.pick(&[-1, 0, 5, 63]);
+                for memory in [interp.memory_mut(), vm.memory_mut()] {
+                    let base = memory.lists[list].base as usize;
+                    memory.heap[base + slot] = value;
+                }
+            }
+            2 => {
+                interp.reset();
+                vm.reset();
+            }
+            _ => {
+                let fuel = if rng.below(3) == 0 {
+                    Some(rng.below(400))
+                } else {
+                    None
+                };
+                let limits = Limits {
+                    fuel,
+                    ..Limits::default()
+                };
+                interp.set_limits(limits);
+                vm.set_limits(limits);
+                let boards: Vec<BoardView> = (0..3).map(|_| random_board(rng)).collect();
+                let mut outs: [CollectOutput; 2] = Default::default();
+                let want = interp.run_entry(
+                    &mut Moving {
+                        boards: boards.clone(),
+                        at: 0,
+                        upgrade: None,
+                    },
+                    &mut outs[0],
+                );
+                let got = vm.run_entry(
+                    &mut Moving {
+                        boards,
+                        at: 0,
+                        upgrade,
+                    },
+                    &mut outs[1],
+                );
+                assert_eq!(got, want, "step {step}\n{src}");
+                assert_eq!(outs[1].lines, outs[0].lines, "step {step}\n{src}");
+                assert_eq!(vm.fuel_used(), interp.fuel_used(), "step {step}\n{src}");
+            }
+        }
+        // Looking at memory writes waiting fills; not looking leaves them
+        // waiting into the next action.
+        if rng.below(2) == 0 {
+            assert_eq!(vm.memory(), interp.memory(), "step {step}\n{src}");
+        }
+    }
+    assert_eq!(vm.memory(), interp.memory(), "at the end\n{src}");
+}
+
+fn programs(seed: u64, n: usize) -> Vec<(String, Program)> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let src = random_program(&mut rng);
+            let module = asm::assemble(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+            (src, Program::new(module).expect("verifies"))
+        })
+        .collect()
+}
+
+#[test]
+fn cranelift_code_shows_the_interpreters_memory() {
+    let mut rng = Rng(0x0def_e55e_d0f1_115a);
+    let mut deferring = 0;
+    for (src, program) in programs(0x1357_9bdf_0246_8ace, 60) {
+        let jit = JitProgram::compile(&program).expect("compiles");
+        deferring += usize::from(!jit.deferred_lists().is_empty());
+        let mut vm = jit.instance();
+        agree(&program, &src, &mut vm, None, &mut rng);
+    }
+    // The lists `d0`..`d5` are deferred whenever a statement names them.
+    assert!(
+        deferring >= 55,
+        "only {deferring} of 60 programs defer a fill"
+    );
+}
+
+#[test]
+fn baseline_code_and_an_upgrade_in_the_middle_of_a_run_agree() {
+    let mut rng = Rng(0x2468_ace0_1357_9bdf);
+    for (src, program) in programs(0x0bad_cafe_f00d_1234, 40) {
+        let baseline = JitProgram::compile_baseline(&program).expect("compiles");
+        let mut vm = baseline.instance();
+        agree(&program, &src, &mut vm, None, &mut rng);
+        // Baseline code first; Cranelift's code arrives when a statement
+        // asks for it (service 2), maybe in the middle of a run.
+        let quick = JitProgram::compile_quick_deferred(&program, &[0]).expect("compiles");
+        let mut vm = quick.instance();
+        agree(&program, &src, &mut vm, Some(&quick), &mut rng);
+    }
+}
+
+#[test]
+fn the_tiered_backend_agrees_at_every_switch() {
+    let mut rng = Rng(0x5eed_0000_2222_4444);
+    for (src, program) in programs(0x7777_1111_3333_5555, 12) {
+        for switch in 0..4 {
+            let config = TierConfig {
+                switch_at: Some(switch),
+                ..TierConfig::DEFAULT
+            };
+            let tier = TieredProgram::new(program.clone(), config);
+            let mut vm = tier.instance();
+            agree(&program, &src, &mut vm, None, &mut rng);
+        }
+    }
+}
+
+/// Baseline code that fills a list Cranelift's code left a fill waiting
+/// for: the intrinsic shim writes the waiting fill first, so the slots
+/// past the new fill's end marker hold the waiting fill's squares, as on
+/// the interpreter (eight pawns, then the king: the king's square, the end
+/// marker, then pawns three to eight).
+#[test]
+fn baseline_code_writes_over_a_fill_cranelift_code_left_waiting() {
+    let src = "
+.entry main
+.list d 16
+.func main params 0 lists 0 locals 0 stack 5 value
+    push 2
+    push 0
+    push 0
+    push 0
+    intr HostCall
+    pop
+    call g
+    pop
+    push 517
+    lref d
+    intr GetPcOnSqrs
+    retv
+.end
+.func g params 0 lists 0 locals 0 stack 5 value
+    push 512
+    lref d
+    intr GetPcOnSqrs
+    retv
+.end
+";
+    let program = Program::new(asm::assemble(src).expect("assembles")).expect("verifies");
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 0xff00;
+    board.pieces[0][5] = 1 << 4;
+    let quick = JitProgram::compile_quick_deferred(&program, &[0]).expect("compiles");
+    assert_eq!(quick.deferred_lists(), &[0]);
+    let mut vm = quick.instance();
+    let mut interp = Interpreter::new(&program);
+    let mut host = Moving {
+        boards: vec![board],
+        at: 0,
+        upgrade: Some(&quick),
+    };
+    let got = vm.run_entry(&mut host, &mut CollectOutput::default());
+    let want = interp.run_entry(
+        &mut Moving {
+            boards: vec![board],
+            at: 0,
+            upgrade: None,
+        },
+        &mut CollectOutput::default(),
+    );
+    assert_eq!(got, want);
+    assert_eq!(quick.entry_switches(), 1, "g ran on Cranelift's code");
+    assert_eq!(
+        &interp.memory().heap[..10],
+        &[4, -1, 10, 11, 12, 13, 14, 15, -1, -1]
+    );
+    assert_eq!(vm.memory(), interp.memory());
+}
