@@ -51,9 +51,9 @@ pub struct JitInstance<'j> {
     /// `pending`. Written through a shared borrow only by
     /// [`Vm::memory`], to write those fills (see there).
     memory: UnsafeCell<Memory>,
-    /// Fills of deferred lists compiled code left waiting
-    /// (`crate::deferred`).
-    pending: UnsafeCell<Pending>,
+    /// The run context kept between calls, with the record of the fills
+    /// of deferred lists compiled code left waiting (`crate::deferred`).
+    kept: Box<Kept<'j>>,
     advice: Box<AdviceTable>,
     limits: Limits,
     fuel_used: u64,
@@ -69,6 +69,59 @@ pub struct JitInstance<'j> {
     hot: Option<HotEntry<'j>>,
 }
 
+/// The run context an instance keeps between calls, so that a call only
+/// refreshes what may have changed ([`Run::enter_kept`]), and the record of
+/// waiting fills it points to. Boxed: both keep their addresses when the
+/// instance moves. Between calls the context's memory, host and output
+/// pointers are stale; nothing reads them until the next call has set them.
+struct Kept<'j> {
+    ctx: Context<'j>,
+    /// Written through a shared borrow only by [`Vm::memory`] (see there).
+    pending: UnsafeCell<Pending>,
+}
+
+impl<'j> Kept<'j> {
+    fn new(jit: &'j JitProgram) -> Box<Kept<'j>> {
+        // Placeholders until the first call sets them.
+        let host: *mut (dyn Host + 'j) = std::ptr::null_mut::<cvm::NoHost>();
+        let output: *mut (dyn Output + 'j) = std::ptr::null_mut::<cvm::NullOutput>();
+        let mut kept = Box::new(Kept {
+            ctx: Context {
+                globals: std::ptr::null_mut(),
+                heap: std::ptr::null_mut(),
+                lists: std::ptr::null(),
+                board: BoardView::EMPTY,
+                trap_code: 0,
+                trap_offset: 0,
+                trap_a: 0,
+                trap_b: 0,
+                fuel_left: 0,
+                set_out: 0,
+                result: 0,
+                loops_fast: 0,
+                loops_checked: 0,
+                osr: std::ptr::null(),
+                poll: crate::context::POLL_EVERY,
+                ready: crate::context::BetterCode::ready(jit).as_ptr(),
+                pending: std::ptr::null_mut(),
+                memory: std::ptr::null_mut(),
+                advice: std::ptr::null_mut(),
+                host,
+                output,
+                texts: &jit.program.module().texts,
+                better: Some(jit),
+                payload: None,
+                panic: None,
+            },
+            pending: UnsafeCell::new(Pending::new(&jit.deferred)),
+        });
+        if kept.pending.get_mut().is_used() {
+            kept.ctx.pending = kept.pending.get();
+        }
+        kept
+    }
+}
+
 /// The entry of an embedder's call worked out once: the code, the native
 /// stack it needs under the instance's limits and the fuel its entry
 /// charges. Kept only for code that stays (no better code is on its way)
@@ -79,6 +132,8 @@ struct HotEntry<'j> {
     func: u32,
     /// Its compilation and code.
     code: (&'j JitProgram, CompiledFn),
+    /// Whether it returns a value.
+    returns: bool,
     /// Native stack the run needs ([`stack::need`]).
     bytes: usize,
     /// The effective depth limit.
@@ -160,7 +215,7 @@ impl<'j> Vm for JitInstance<'j> {
         // and no other method reaches `memory` or `pending` through a
         // shared borrow.
         unsafe {
-            let pending = &mut *self.pending.get();
+            let pending = &mut *self.kept.pending.get();
             if pending.may_wait() {
                 pending.flush(&mut *self.memory.get());
             }
@@ -184,7 +239,7 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn reset(&mut self) {
-        self.pending.get_mut().forget();
+        self.kept.pending.get_mut().forget();
         self.memory.get_mut().reset_to(&self.jit.initial);
         self.memory_touched = false;
         self.advice.clear_written();
@@ -253,7 +308,7 @@ impl<'j> JitInstance<'j> {
         JitInstance {
             jit,
             memory: UnsafeCell::new(jit.initial.clone()),
-            pending: UnsafeCell::new(Pending::new(&jit.deferred)),
+            kept: Kept::new(jit),
             advice: Box::default(),
             limits: Limits::default(),
             fuel_used: 0,
@@ -279,7 +334,7 @@ impl<'j> JitInstance<'j> {
     /// The memory with every waiting fill written.
     fn flushed_memory(&mut self) -> &mut Memory {
         let memory = self.memory.get_mut();
-        self.pending.get_mut().flush(memory);
+        self.kept.pending.get_mut().flush(memory);
         memory
     }
 
@@ -312,6 +367,7 @@ impl<'j> JitInstance<'j> {
             bytes,
             max_depth,
             entry_fuel: code.0.program.function_info(func).call_fuel(),
+            returns: jit.program.module().functions[func as usize].returns_value,
             values: {
                 let f = &jit.program.module().functions[func as usize];
                 (f.list_params == 0).then_some(f.value_params as usize)
@@ -414,6 +470,7 @@ impl<'j> JitInstance<'j> {
             code: (jit, compiled),
             max_depth,
             entry_fuel: cost,
+            returns,
             ..
         } = hot;
         self.ran_compiled = true;
@@ -437,9 +494,16 @@ impl<'j> JitInstance<'j> {
             max_depth,
             osr: None,
             better: Some(self.jit),
-            pending: Some(self.pending.get_mut()),
+            pending: None,
         };
-        let (handled, loops) = run.enter(self.memory.get_mut(), &mut self.advice, host, output);
+        let (handled, loops) = run.enter_kept(
+            &mut self.kept.ctx,
+            self.memory.get_mut(),
+            &mut self.advice,
+            host,
+            output,
+            returns,
+        );
         self.loop_entries = loops;
         let result = match handled {
             Handled::Returned { value, fuel_left } => {
@@ -571,6 +635,21 @@ impl Run<'_> {
             payload: None,
             panic: None,
         };
+        let returns = module.functions[self.func as usize].returns_value;
+        let ended = self.run_on(&mut ctx, returns);
+        if let Some(local) = local.as_mut() {
+            // SAFETY: compiled code has returned; nothing else refers to
+            // the memory now.
+            local.flush(unsafe { &mut *memory });
+        }
+        ended
+    }
+
+    /// Runs the callee on `ctx` (ready for this run: memory, board, host,
+    /// output, counters zero, no trap recorded), `returns` saying whether
+    /// it returns a value; how the run ended and the counted-loop entries.
+    #[inline(always)]
+    fn run_on(&self, ctx: &mut Context<'_>, returns: bool) -> (Handled, LoopEntries) {
         // SAFETY: `compiled.entry` is the finalized trampoline for the
         // callee's arity and `compiled.code` the finalized callee, both
         // alive while `self.jit` is borrowed. The arguments were checked
@@ -581,7 +660,7 @@ impl Run<'_> {
         let status = unsafe {
             let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.compiled.entry);
             entry(
-                (&mut ctx as *mut Context<'_>).cast::<c_void>(),
+                (ctx as *mut Context<'_>).cast::<c_void>(),
                 self.compiled.code,
                 self.fuel,
                 self.depth_left,
@@ -592,13 +671,7 @@ impl Run<'_> {
             fast: ctx.loops_fast,
             checked: ctx.loops_checked,
         };
-        if let Some(local) = local.as_mut() {
-            // SAFETY: compiled code has returned; nothing else refers to
-            // the memory now.
-            local.flush(unsafe { &mut *memory });
-        }
         if status >= 0 && ctx.panic.is_none() {
-            let returns = module.functions[self.func as usize].returns_value;
             let value = returns.then_some(ctx.result);
             let fuel_left = status as u64;
             return (Handled::Returned { value, fuel_left }, loops);
@@ -606,16 +679,56 @@ impl Run<'_> {
         (self.stopped(ctx, status), loops)
     }
 
+    /// Runs the callee on the context an instance keeps between calls
+    /// ([`Kept`]), refreshing what may have changed since the last call:
+    /// the memory's pointers (the instance may have moved, the embedder
+    /// may have replaced the memory), the board, the host, the output and
+    /// the counters. Everything else (texts, better code, its flags, the
+    /// record of waiting fills) was set when the instance was made, and a
+    /// stopped run leaves no trap record behind ([`Run::stopped`]).
+    #[inline(always)]
+    fn enter_kept<'j>(
+        &self,
+        ctx: &mut Context<'j>,
+        memory: &mut Memory,
+        advice: &mut AdviceTable,
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+        returns: bool,
+    ) -> (Handled, LoopEntries) {
+        ctx.globals = memory.globals.as_mut_ptr();
+        ctx.heap = memory.heap.as_mut_ptr();
+        ctx.lists = memory.lists.as_ptr();
+        ctx.board = *host.board().unwrap_or(&BoardView::EMPTY);
+        ctx.loops_fast = 0;
+        ctx.loops_checked = 0;
+        ctx.poll = crate::context::POLL_EVERY;
+        ctx.memory = memory;
+        ctx.advice = advice;
+        let host: *mut (dyn Host + '_) = host;
+        let output: *mut (dyn Output + '_) = output;
+        // SAFETY: only the lifetime in the pointers' types changes. The
+        // shims dereference them only during this run, while `host` and
+        // `output` are borrowed; the next call replaces them before
+        // compiled code runs again.
+        unsafe {
+            ctx.host = std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'j)>(host);
+            ctx.output =
+                std::mem::transmute::<*mut (dyn Output + '_), *mut (dyn Output + 'j)>(output);
+        }
+        self.run_on(ctx, returns)
+    }
+
     /// How a compiled run that did not return normally ended: a halt or a
     /// runtime error; a panic in embedder code is resumed.
     #[cold]
     #[inline(never)]
-    fn stopped(&self, mut ctx: Context<'_>, status: i64) -> Handled {
+    fn stopped(&self, ctx: &mut Context<'_>, status: i64) -> Handled {
         if let Some(panic) = ctx.panic.take() {
             resume_unwind(panic);
         }
         let fuel_left = ctx.fuel_left.clamp(0, self.fuel) as u64;
-        if status == STATUS_HALT {
+        let handled = if status == STATUS_HALT {
             Handled::Halted { fuel_left }
         } else {
             Handled::Trapped {
@@ -623,7 +736,11 @@ impl Run<'_> {
                 offset: ctx.trap_offset,
                 fuel_left,
             }
-        }
+        };
+        // A context kept for the next run starts it with no trap recorded.
+        ctx.trap_code = 0;
+        ctx.payload = None;
+        handled
     }
 }
 

@@ -164,6 +164,56 @@ fn repeated_calls_follow_changed_limits() {
     }
 }
 
+/// An instance keeps its run context between calls; moving the
+/// instance, replacing its memory and stopping a run with an error must
+/// not leave anything behind that the next call would see: each call
+/// agrees with the interpreter, which the same calls are made on.
+#[test]
+fn calls_after_a_move_a_new_memory_and_an_error_agree() {
+    let p = program(
+        "
+.list l 3
+.global total 0
+.func f params 1 lists 0 locals 0 stack 3 value
+    ldg total
+    ldl 0
+    add
+    stg total
+    push 1
+    ldl 0
+    ste l
+    push 100
+    ldl 0
+    div
+    ldg total
+    add
+    retv
+.end
+",
+    );
+    let code = JitProgram::compile(&p).expect("compiles");
+    let mut interp = Interpreter::new(&p);
+    let mut vms = vec![code.instance()];
+    for (step, arg) in [5, 0, 7, 0, 0, 3, 9].into_iter().enumerate() {
+        let mut vm = vms.pop().expect("an instance");
+        if step == 4 {
+            // A memory of the same layout in new allocations.
+            let mut fresh = vm.memory().clone();
+            fresh.globals[0] = 1000;
+            *vm.memory_mut() = fresh.clone();
+            *interp.memory_mut() = fresh;
+        }
+        let want = interp.call(0, &[arg], &mut NoHost, &mut CollectOutput::default());
+        let got = vm.call(0, &[arg], &mut NoHost, &mut CollectOutput::default());
+        assert_eq!(got, want, "step {step}: f({arg})");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "step {step}");
+        assert_eq!(vm.memory(), interp.memory(), "step {step}");
+        // Moved into a box and back out before the next call.
+        let boxed = Box::new(vm);
+        vms.push(*boxed);
+    }
+}
+
 #[test]
 fn deep_recursion_runs_natively_on_a_small_thread() {
     let p = program(RECURSION);
