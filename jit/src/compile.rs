@@ -389,7 +389,9 @@ impl JitProgram {
     /// tiered backend compiles a hot function this way
     /// (`docs/jit.md`, "The tiered backend"). Indices out of range are
     /// ignored. The statistics count the compiled functions only, except
-    /// the splice figures, which are the whole program's plan.
+    /// the splice figures, which are the whole program's plan. Code made
+    /// for being hot, it has Cranelift's optimizer in every function,
+    /// straight-line ones too (`docs/jit.md`, "Two optimization levels").
     pub fn compile_closure(program: &Program, roots: &[u32]) -> Result<JitProgram, JitError> {
         JitProgram::closure_with(program, roots, CodeGen::Cranelift)
     }
@@ -400,7 +402,7 @@ impl JitProgram {
         codegen: CodeGen,
     ) -> Result<JitProgram, JitError> {
         let included = call_closure(program, roots);
-        JitProgram::build(program, None, Some(&included), Checks::WITH_OSR, codegen)
+        JitProgram::build(program, None, Some(&included), Checks::HOT, codegen)
     }
 
     /// [`JitProgram::compile_closure`] with the baseline code generator
@@ -703,7 +705,7 @@ impl JitProgram {
         let checks = Checks {
             fuel: !drop.fuel,
             bounds: !drop.bounds,
-            osr: false,
+            ..Checks::ALL
         };
         JitProgram::build(program, None, None, checks, CodeGen::Cranelift)
     }

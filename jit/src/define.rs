@@ -260,9 +260,10 @@ impl Shared<'_> {
         // Straight-line code runs each instruction at most once per call:
         // Cranelift's optimizer would cost more compile time than it can
         // save (`docs/jit.md`, "Two optimization levels").
-        let unoptimized = facts
-            .splices
-            .straight_line(program, index, &facts.recursive);
+        let unoptimized = !self.checks.optimize_all
+            && facts
+                .splices
+                .straight_line(program, index, &facts.recursive);
         let isa = if unoptimized {
             plain_isa()?
         } else {

@@ -47,8 +47,10 @@ pub struct FunctionListing {
     pub bytes: Vec<u8>,
 }
 
-/// The inline checks the lowering emits: all of them except in a
-/// measurement build ([`crate::JitProgram::compile_unchecked`]).
+/// How a compilation lowers its functions: the inline checks it emits (all
+/// of them except in a measurement build,
+/// [`crate::JitProgram::compile_unchecked`]), the entries for on-stack
+/// replacement, and which functions get Cranelift's optimizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Checks {
     /// Fuel: charged at backward jumps, calls, `fuel`, `write` and text.
@@ -58,6 +60,12 @@ pub(crate) struct Checks {
     /// Entries at loop headers for on-stack replacement ([`osr_heads`]):
     /// the tiered backend's closures and the hosts' compilations.
     pub osr: bool,
+    /// Every function with Cranelift's optimizer, straight-line ones too
+    /// (`docs/jit.md`, "Two optimization levels"): for code compiled
+    /// because it is hot or off the caller's path (the tiered backend's
+    /// closures, the hosts' upgrade from baseline code), where a function
+    /// called again and again repays the optimizer's time.
+    pub optimize_all: bool,
 }
 
 impl Checks {
@@ -66,12 +74,20 @@ impl Checks {
         fuel: true,
         bounds: true,
         osr: false,
+        optimize_all: false,
     };
 
     /// [`Checks::ALL`] with entries for on-stack replacement.
     pub const WITH_OSR: Checks = Checks {
         osr: true,
         ..Checks::ALL
+    };
+
+    /// [`Checks::WITH_OSR`] with the optimizer for every function: the
+    /// compilation of hot code.
+    pub const HOT: Checks = Checks {
+        optimize_all: true,
+        ..Checks::WITH_OSR
     };
 }
 

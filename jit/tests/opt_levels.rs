@@ -56,6 +56,36 @@ L_small:
     assert_eq!(n, 1);
 }
 
+/// Code compiled because it is hot (the tiered backend's closures, the
+/// hosts' upgrade from baseline code: `compile_closure`) has the optimizer
+/// in every function, straight-line ones too: such a function is called
+/// again and again.
+#[test]
+fn hot_code_is_optimized_in_every_function() {
+    let p = program(
+        "
+.entry main
+.func main params 0 lists 0 locals 0 stack 2 value
+    call f
+    push 1
+    add
+    retv
+.end
+.func f params 0 lists 0 locals 0 stack 2 value
+    push 6
+    push 7
+    mul
+    retv
+.end
+",
+    );
+    let eager = JitProgram::compile(&p).expect("compiles");
+    assert_eq!(eager.stats().unoptimized_functions, 2);
+    let hot = JitProgram::compile_closure(&p, &[0]).expect("compiles");
+    assert_eq!(hot.stats().functions, 2);
+    assert_eq!(hot.stats().unoptimized_functions, 0);
+}
+
 #[test]
 fn loops_and_recursion_keep_the_optimizer() {
     // A loop (a backward jump).
