@@ -352,3 +352,58 @@ fn baseline_code_writes_over_a_fill_cranelift_code_left_waiting() {
     );
     assert_eq!(vm.memory(), interp.memory());
 }
+
+/// Forty-one fills of one list in one run, longer and shorter sets one
+/// after the other (other pieces, boards changing between the fills): the
+/// memory is the interpreter's after the runs, looked at after every
+/// second run.
+#[test]
+fn many_fills_of_one_list_in_one_run_agree() {
+    let mut body = String::new();
+    for k in 0..41 {
+        if k % 3 == 0 {
+            body.push_str(
+                "    push 1\n    push 0\n    push 0\n    push 0\n    intr HostCall\n    pop\n",
+            );
+        }
+        let piece = 0x200 + (k % 3) * 8 + (k % 8);
+        body.push_str(&format!(
+            "    push {piece}\n    lref d\n    intr GetPcOnSqrs\n    write\n"
+        ));
+    }
+    let src = format!(
+        ".entry main\n.list d 64\n.func main params 0 lists 0 locals 0 stack 5 value\n{body}    push 0\n    retv\n.end\n"
+    );
+    let program = Program::new(asm::assemble(&src).expect("assembles")).expect("verifies");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    assert_eq!(jit.deferred_lists(), &[0]);
+    let mut vm = jit.instance();
+    let mut interp = Interpreter::new(&program);
+    let mut rng = Rng(0x0f11_1f11_1f11_1f11);
+    for run in 0..5 {
+        let boards: Vec<BoardView> = (0..7).map(|_| random_board(&mut rng)).collect();
+        let mut outs: [CollectOutput; 2] = Default::default();
+        let want = interp.run_entry(
+            &mut Moving {
+                boards: boards.clone(),
+                at: 0,
+                upgrade: None,
+            },
+            &mut outs[0],
+        );
+        let got = vm.run_entry(
+            &mut Moving {
+                boards,
+                at: 0,
+                upgrade: None,
+            },
+            &mut outs[1],
+        );
+        assert_eq!(got, want, "run {run}");
+        assert_eq!(outs[1].lines, outs[0].lines, "run {run}");
+        if run % 2 == 1 {
+            assert_eq!(vm.memory(), interp.memory(), "run {run}");
+        }
+    }
+    assert_eq!(vm.memory(), interp.memory());
+}
