@@ -177,6 +177,35 @@ fn square_bonus_for_officers() {
     assert_table(&table_of("SetSqrs(wO,12,d5);", START), &e);
 }
 
+/// Every element of the list adds its bonus on each of its squares, so a
+/// square that several elements name (a repeated square, a rank and a file
+/// through it) gets the bonus once per element; distinct squares once.
+#[test]
+fn square_bonus_adds_once_per_element_that_names_the_square() {
+    let mut e = empty();
+    for s in 0..64 {
+        let (file, rank) = (s % 8, s / 8);
+        let times =
+            2 * usize::from(s == sq("e4")) + usize::from(rank == 3) + usize::from(file == 4);
+        e.square_bonus[W][R][s] = 3 * times as i32;
+    }
+    assert_table(&table_of("SetSqrs(wR,3,e4 e4 .4 e.);", START), &e);
+    let mut e = empty();
+    for c in [W, B] {
+        for s in ["a1", "h8", "d5"] {
+            e.square_bonus[c][N][sq(s)] = 7;
+        }
+    }
+    assert_table(&table_of("SetSqrs(?N,7,a1 h8 d5);", START), &e);
+    // Overlaps saturate as the additions one by one do.
+    let mut e = empty();
+    e.square_bonus[B][Q][sq("c3")] = i32::MAX;
+    for s in (0..64).filter(|&s| s / 8 == 2 && s != sq("c3")) {
+        e.square_bonus[B][Q][s] = 2_000_000_000;
+    }
+    assert_table(&table_of("SetSqrs(bQ,2000000000,c3 .3);", START), &e);
+}
+
 #[test]
 fn rooks_behind_passed_pawns() {
     // The procedure of EndGame.che, for White: passed pawns b6 and g4.

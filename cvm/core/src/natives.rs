@@ -404,7 +404,24 @@ pub(crate) fn set_sqrs(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
     let &[piece, bonus, list] = args else {
         return Err(bad_args());
     };
-    for &e in elements(ctx.memory, list)? {
+    // Elements whose square sets do not overlap (concrete squares, the
+    // common case) give every square one bonus per selected piece whatever
+    // the order: one pass over their union. Overlapping ones (wildcards)
+    // add theirs once per element, element by element.
+    let elements = elements(ctx.memory, list)?;
+    let mut union = 0u64;
+    let mut disjoint = true;
+    for &e in elements {
+        if let Some(m) = sets::square_set(e) {
+            disjoint &= union & m == 0;
+            union |= m;
+        }
+    }
+    if disjoint {
+        advise::set_sqrs(ctx.advice, piece, bonus, union);
+        return Ok(0);
+    }
+    for &e in elements {
         if let Some(m) = sets::square_set(e) {
             advise::set_sqrs(ctx.advice, piece, bonus, m);
         }
