@@ -199,7 +199,48 @@ pub(crate) mod offsets {
     pub const SLICE_SIZE: i64 = std::mem::size_of::<ListSlice>() as i64;
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// A context for runs of a program whose texts are `texts`, with
+    /// `better` code for baseline code's polls and the record of waiting
+    /// fills `pending` (null: none). No memory, board, host or output yet
+    /// (each run sets them: `crate::instance::Run`), no trap recorded, the
+    /// counters at zero.
+    pub fn idle(
+        texts: &'a [TextDef],
+        better: Option<&'a dyn BetterCode>,
+        pending: *mut crate::deferred::Pending,
+    ) -> Context<'a> {
+        let host: *mut (dyn Host + 'a) = std::ptr::null_mut::<cvm::NoHost>();
+        let output: *mut (dyn Output + 'a) = std::ptr::null_mut::<cvm::NullOutput>();
+        Context {
+            globals: std::ptr::null_mut(),
+            heap: std::ptr::null_mut(),
+            lists: std::ptr::null(),
+            board: BoardView::EMPTY,
+            trap_code: 0,
+            trap_offset: 0,
+            trap_a: 0,
+            trap_b: 0,
+            fuel_left: 0,
+            set_out: 0,
+            result: 0,
+            loops_fast: 0,
+            loops_checked: 0,
+            osr: std::ptr::null(),
+            poll: POLL_EVERY,
+            ready: better.map_or(std::ptr::null(), |b| b.ready().as_ptr()),
+            pending,
+            memory: std::ptr::null_mut(),
+            advice: std::ptr::null_mut(),
+            host,
+            output,
+            texts,
+            better,
+            payload: None,
+            panic: None,
+        }
+    }
+
     /// The runtime error kind recorded by compiled code or a shim, given
     /// the instance's effective depth limit.
     pub fn trap_kind(&mut self, max_depth: u32) -> TrapKind {

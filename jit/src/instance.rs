@@ -82,37 +82,13 @@ struct Kept<'j> {
 
 impl<'j> Kept<'j> {
     fn new(jit: &'j JitProgram) -> Box<Kept<'j>> {
-        // Placeholders until the first call sets them.
-        let host: *mut (dyn Host + 'j) = std::ptr::null_mut::<cvm::NoHost>();
-        let output: *mut (dyn Output + 'j) = std::ptr::null_mut::<cvm::NullOutput>();
+        let better: &'j dyn crate::context::BetterCode = jit;
         let mut kept = Box::new(Kept {
-            ctx: Context {
-                globals: std::ptr::null_mut(),
-                heap: std::ptr::null_mut(),
-                lists: std::ptr::null(),
-                board: BoardView::EMPTY,
-                trap_code: 0,
-                trap_offset: 0,
-                trap_a: 0,
-                trap_b: 0,
-                fuel_left: 0,
-                set_out: 0,
-                result: 0,
-                loops_fast: 0,
-                loops_checked: 0,
-                osr: std::ptr::null(),
-                poll: crate::context::POLL_EVERY,
-                ready: crate::context::BetterCode::ready(jit).as_ptr(),
-                pending: std::ptr::null_mut(),
-                memory: std::ptr::null_mut(),
-                advice: std::ptr::null_mut(),
-                host,
-                output,
-                texts: &jit.program.module().texts,
-                better: Some(jit),
-                payload: None,
-                panic: None,
-            },
+            ctx: Context::idle(
+                &jit.program.module().texts,
+                Some(better),
+                std::ptr::null_mut(),
+            ),
             pending: UnsafeCell::new(Pending::new(&jit.deferred)),
         });
         if kept.pending.get_mut().is_used() {
@@ -487,22 +463,21 @@ impl<'j> JitInstance<'j> {
         let run = Run {
             jit,
             compiled,
-            func,
             args,
             fuel,
             depth_left: max_depth,
             max_depth,
             osr: None,
             better: Some(self.jit),
-            pending: None,
+            returns,
         };
-        let (handled, loops) = run.enter_kept(
+        let (handled, loops) = run.enter_with(
             &mut self.kept.ctx,
             self.memory.get_mut(),
             &mut self.advice,
             host,
             output,
-            returns,
+            false,
         );
         self.loop_entries = loops;
         let result = match handled {
@@ -551,8 +526,6 @@ pub(crate) struct Run<'a> {
     pub jit: &'a JitProgram,
     /// The callee's code and entry trampoline (from `jit`).
     pub compiled: CompiledFn,
-    /// The callee.
-    pub func: u32,
     /// Arguments, checked against the callee's parameters.
     pub args: &'a [i32],
     /// Fuel for the run, non-negative.
@@ -568,10 +541,8 @@ pub(crate) struct Run<'a> {
     pub osr: Option<&'a [i32]>,
     /// Where baseline code finds better code for its frames at back edges.
     pub better: Option<&'a dyn crate::context::BetterCode>,
-    /// The record of waiting fills (`crate::deferred`) the instance keeps
-    /// across calls; `None`: the run writes the fills it defers before it
-    /// returns.
-    pub pending: Option<&'a mut Pending>,
+    /// Whether the callee returns a value.
+    pub returns: bool,
 }
 
 impl Run<'_> {
@@ -582,74 +553,30 @@ impl Run<'_> {
     /// code has returned.
     #[inline(always)]
     pub(crate) fn enter(
-        mut self,
+        self,
         memory: &mut Memory,
         advice: &mut AdviceTable,
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> (Handled, LoopEntries) {
         let module = self.jit.program.module();
-        let memory: *mut Memory = memory;
-        // SAFETY: `memory` comes from an exclusive borrow that lasts until
-        // this function returns; the vectors are not resized while
-        // compiled code runs (nothing can reach them but compiled code and
-        // the shims, which only write elements).
-        let (globals, heap, lists) = unsafe {
-            (
-                (*memory).globals.as_mut_ptr(),
-                (*memory).heap.as_mut_ptr(),
-                (*memory).lists.as_ptr(),
-            )
-        };
-        let mut local = None;
-        let pending: *mut Pending = match self.pending.take() {
-            Some(pending) if pending.is_used() => pending,
-            Some(_) => std::ptr::null_mut(),
-            None if !self.jit.deferred.is_empty() => local.insert(Pending::new(&self.jit.deferred)),
-            None => std::ptr::null_mut(),
-        };
-        let mut ctx = Context {
-            globals,
-            heap,
-            lists,
-            board: *host.board().unwrap_or(&BoardView::EMPTY),
-            trap_code: 0,
-            trap_offset: 0,
-            trap_a: 0,
-            trap_b: 0,
-            fuel_left: 0,
-            set_out: 0,
-            result: 0,
-            loops_fast: 0,
-            loops_checked: 0,
-            osr: self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr),
-            poll: crate::context::POLL_EVERY,
-            ready: self.better.map_or(std::ptr::null(), |b| b.ready().as_ptr()),
-            pending,
-            memory,
-            advice,
-            host,
-            output,
-            texts: &module.texts,
-            better: self.better,
-            payload: None,
-            panic: None,
-        };
-        let returns = module.functions[self.func as usize].returns_value;
-        let ended = self.run_on(&mut ctx, returns);
-        if let Some(local) = local.as_mut() {
-            // SAFETY: compiled code has returned; nothing else refers to
-            // the memory now.
-            local.flush(unsafe { &mut *memory });
-        }
-        ended
+        // The fills this run defers are written before it returns: the
+        // memory is the caller's, who keeps no record of waiting fills.
+        let flush = !self.jit.deferred.is_empty();
+        let mut local = flush.then(|| Pending::new(&self.jit.deferred));
+        let pending = local
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |p| p as *mut Pending);
+        let mut ctx = Context::idle(&module.texts, self.better, pending);
+        ctx.osr = self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr);
+        self.enter_with(&mut ctx, memory, advice, host, output, flush)
     }
 
     /// Runs the callee on `ctx` (ready for this run: memory, board, host,
-    /// output, counters zero, no trap recorded), `returns` saying whether
-    /// it returns a value; how the run ended and the counted-loop entries.
+    /// output, counters zero, no trap recorded); how the run ended and the
+    /// counted-loop entries.
     #[inline(always)]
-    fn run_on(&self, ctx: &mut Context<'_>, returns: bool) -> (Handled, LoopEntries) {
+    fn run_on(&self, ctx: &mut Context<'_>, flush: bool) -> (Handled, LoopEntries) {
         // SAFETY: `compiled.entry` is the finalized trampoline for the
         // callee's arity and `compiled.code` the finalized callee, both
         // alive while `self.jit` is borrowed. The arguments were checked
@@ -671,30 +598,39 @@ impl Run<'_> {
             fast: ctx.loops_fast,
             checked: ctx.loops_checked,
         };
+        if flush && !ctx.pending.is_null() {
+            // SAFETY: compiled code has returned; the record and the memory
+            // pointers were set for this run from exclusive borrows that are
+            // still live, and nothing else refers to either now.
+            unsafe { (*ctx.pending).flush(&mut *ctx.memory) };
+        }
         if status >= 0 && ctx.panic.is_none() {
-            let value = returns.then_some(ctx.result);
+            let value = self.returns.then_some(ctx.result);
             let fuel_left = status as u64;
             return (Handled::Returned { value, fuel_left }, loops);
         }
         (self.stopped(ctx, status), loops)
     }
 
-    /// Runs the callee on the context an instance keeps between calls
-    /// ([`Kept`]), refreshing what may have changed since the last call:
-    /// the memory's pointers (the instance may have moved, the embedder
-    /// may have replaced the memory), the board, the host, the output and
-    /// the counters. Everything else (texts, better code, its flags, the
-    /// record of waiting fills) was set when the instance was made, and a
-    /// stopped run leaves no trap record behind ([`Run::stopped`]).
+    /// Runs the callee in `ctx`, a fresh context ([`Context::idle`]) or
+    /// the one an instance keeps between calls ([`Kept`]), setting what
+    /// changes from run to run: the memory's pointers (the instance may
+    /// have moved, the embedder may have replaced the memory), the board,
+    /// the host, the output and the counters. Everything else (texts,
+    /// better code, its flags, the record of waiting fills) the context
+    /// has from its making, and a stopped run leaves no trap record behind
+    /// ([`Run::stopped`]). With `flush`, the fills left waiting in the
+    /// context's record are written once compiled code has returned,
+    /// before a panic in embedder code is resumed.
     #[inline(always)]
-    fn enter_kept<'j>(
+    fn enter_with<'j>(
         &self,
         ctx: &mut Context<'j>,
         memory: &mut Memory,
         advice: &mut AdviceTable,
         host: &mut dyn Host,
         output: &mut dyn Output,
-        returns: bool,
+        flush: bool,
     ) -> (Handled, LoopEntries) {
         ctx.globals = memory.globals.as_mut_ptr();
         ctx.heap = memory.heap.as_mut_ptr();
@@ -716,7 +652,7 @@ impl Run<'_> {
             ctx.output =
                 std::mem::transmute::<*mut (dyn Output + '_), *mut (dyn Output + 'j)>(output);
         }
-        self.run_on(ctx, returns)
+        self.run_on(ctx, flush)
     }
 
     /// How a compiled run that did not return normally ended: a halt or a

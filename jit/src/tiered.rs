@@ -750,14 +750,13 @@ fn run_native(
     let run = Run {
         jit,
         compiled: native.code,
-        func,
         args,
         fuel: capped,
         depth_left,
         max_depth,
         osr,
         better: (native.codegen == CodeGen::Baseline).then_some(better),
-        pending: None,
+        returns: jit.program.module().functions[func as usize].returns_value,
     };
     let handled = if stack::enough_here(bytes) {
         run.enter(memory, advice, host, output).0

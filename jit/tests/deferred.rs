@@ -9,43 +9,14 @@
 //! baseline code, baseline code upgraded in the middle of a run, and the
 //! tiered backend.
 
+mod common;
+
+use common::{random_board, Rng};
 use cvm::runtime::Limits;
 use cvm::{asm, CollectOutput, Host, Interpreter, Program, TrapKind, Vm};
 use cvm_chess::board::BoardView;
 use jit::tiered::{TierConfig, TieredProgram};
 use jit::JitProgram;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
-
-fn random_board(rng: &mut Rng) -> BoardView {
-    let mut b = BoardView::EMPTY;
-    for c in 0..2 {
-        for k in 0..6 {
-            b.pieces[c][k] = match rng.below(4) {
-                0 => 0,
-                1 => rng.next() & rng.next() & rng.next(),
-                2 => 1 << rng.below(64),
-                _ => rng.next() & rng.next(),
-            };
-        }
-    }
-    b
-}
 
 /// A host whose service 1 moves it to its next position and whose service
 /// 2 has Cranelift's code of `upgrade` arrive (nothing without one).

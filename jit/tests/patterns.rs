@@ -4,27 +4,13 @@
 //! run-time counts, run on random boards by both backends. Every call's
 //! result is written, so any difference shows in the output.
 
+mod common;
+
+use common::{random_board, Rng};
 use cvm::Vm;
 use cvm::{asm, CollectOutput, Host, Interpreter, Program};
 use cvm_chess::board::BoardView;
 use jit::JitProgram;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
 
 struct BoardHost(BoardView);
 
@@ -32,23 +18,6 @@ impl Host for BoardHost {
     fn board(&self) -> Option<&BoardView> {
         Some(&self.0)
     }
-}
-
-fn random_board(rng: &mut Rng) -> BoardView {
-    let mut b = BoardView::EMPTY;
-    for c in 0..2 {
-        for k in 0..6 {
-            // Sparse sets, sometimes empty, sometimes crowded.
-            b.pieces[c][k] = match rng.below(4) {
-                0 => 0,
-                1 => rng.next() & rng.next() & rng.next(),
-                2 => 1 << rng.below(64),
-                _ => rng.next() & rng.next(),
-            };
-        }
-    }
-    b.side_to_move = rng.below(2) as u32;
-    b
 }
 
 fn piece(rng: &mut Rng) -> i32 {

@@ -84,3 +84,45 @@ pub fn bundled_program() -> Program {
         .clone()
         .unwrap_or_else(|| panic!("{}", c.render_diagnostics()))
 }
+
+/// A xorshift generator: the tests' random programs and boards, the same
+/// on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// One of `items`.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A random board view: sparse piece sets, sometimes empty, sometimes
+/// crowded, pieces of different kinds may share squares.
+pub fn random_board(rng: &mut Rng) -> cvm_chess::board::BoardView {
+    let mut b = cvm_chess::board::BoardView::EMPTY;
+    for c in 0..2 {
+        for k in 0..6 {
+            b.pieces[c][k] = match rng.below(4) {
+                0 => 0,
+                1 => rng.next() & rng.next() & rng.next(),
+                2 => 1 << rng.below(64),
+                _ => rng.next() & rng.next(),
+            };
+        }
+    }
+    b.side_to_move = rng.below(2) as u32;
+    b
+}
