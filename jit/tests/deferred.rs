@@ -45,6 +45,38 @@ impl Host for Moving<'_> {
     }
 }
 
+/// Runs the entry on `interp` and on `vm` on the positions `boards` (the
+/// VM's host may have Cranelift's code of `upgrade` arrive), checking that
+/// the results, the output and the fuel agree.
+fn run_both(
+    interp: &mut Interpreter,
+    vm: &mut dyn Vm,
+    boards: Vec<BoardView>,
+    upgrade: Option<&JitProgram>,
+    what: &str,
+) {
+    let mut outs: [CollectOutput; 2] = Default::default();
+    let want = interp.run_entry(
+        &mut Moving {
+            boards: boards.clone(),
+            at: 0,
+            upgrade: None,
+        },
+        &mut outs[0],
+    );
+    let got = vm.run_entry(
+        &mut Moving {
+            boards,
+            at: 0,
+            upgrade,
+        },
+        &mut outs[1],
+    );
+    assert_eq!(got, want, "{what}");
+    assert_eq!(outs[1].lines, outs[0].lines, "{what}");
+    assert_eq!(vm.fuel_used(), interp.fuel_used(), "{what}");
+}
+
 /// Lists `d0`..`d5` only `Get` forms fill (six: every one deferred), `r`
 /// is also read element by element (never deferred).
 const DEFERRED: usize = 6;
@@ -172,26 +204,13 @@ fn agree(
                 interp.set_limits(limits);
                 vm.set_limits(limits);
                 let boards: Vec<BoardView> = (0..3).map(|_| random_board(rng)).collect();
-                let mut outs: [CollectOutput; 2] = Default::default();
-                let want = interp.run_entry(
-                    &mut Moving {
-                        boards: boards.clone(),
-                        at: 0,
-                        upgrade: None,
-                    },
-                    &mut outs[0],
+                run_both(
+                    &mut interp,
+                    vm,
+                    boards,
+                    upgrade,
+                    &format!("step {step}\n{src}"),
                 );
-                let got = vm.run_entry(
-                    &mut Moving {
-                        boards,
-                        at: 0,
-                        upgrade,
-                    },
-                    &mut outs[1],
-                );
-                assert_eq!(got, want, "step {step}\n{src}");
-                assert_eq!(outs[1].lines, outs[0].lines, "step {step}\n{src}");
-                assert_eq!(vm.fuel_used(), interp.fuel_used(), "step {step}\n{src}");
             }
         }
         // Looking at memory writes waiting fills; not looking leaves them
@@ -353,25 +372,7 @@ fn many_fills_of_one_list_in_one_run_agree() {
     let mut rng = Rng(0x0f11_1f11_1f11_1f11);
     for run in 0..5 {
         let boards: Vec<BoardView> = (0..7).map(|_| random_board(&mut rng)).collect();
-        let mut outs: [CollectOutput; 2] = Default::default();
-        let want = interp.run_entry(
-            &mut Moving {
-                boards: boards.clone(),
-                at: 0,
-                upgrade: None,
-            },
-            &mut outs[0],
-        );
-        let got = vm.run_entry(
-            &mut Moving {
-                boards,
-                at: 0,
-                upgrade: None,
-            },
-            &mut outs[1],
-        );
-        assert_eq!(got, want, "run {run}");
-        assert_eq!(outs[1].lines, outs[0].lines, "run {run}");
+        run_both(&mut interp, &mut vm, boards, None, &format!("run {run}"));
         if run % 2 == 1 {
             assert_eq!(vm.memory(), interp.memory(), "run {run}");
         }
