@@ -334,3 +334,24 @@ fn many_seeds_agree_at_every_switch_point() {
     // inside a run, not only at the embedder's calls.
     assert!(reached > 500, "only {reached} switch points reached");
 }
+
+/// The generator's fill lists (only ever referenced straight into a `Get`
+/// intrinsic) make the JIT defer their fills in a good share of the
+/// programs, so that the sweeps above and the fuzz targets compare the
+/// memory of deferred fills with the interpreter's too.
+#[test]
+fn generated_programs_defer_list_fills() {
+    let mut deferring = 0;
+    let mut programs = 0;
+    for (_, bytes, _, _) in sweep(0x9E37_79B9_7F4A_7C15, 0..300, 5) {
+        let program = Program::new(generate(&bytes)).expect("generated modules verify");
+        let jit = JitProgram::compile(&program).expect("compiles");
+        programs += 1;
+        deferring += usize::from(!jit.deferred_lists().is_empty());
+    }
+    assert!(
+        deferring * 20 >= programs,
+        "{deferring} of {programs} programs defer a fill"
+    );
+    eprintln!("{deferring} of {programs} generated programs defer a fill");
+}

@@ -25,6 +25,16 @@ pub(super) struct Sig {
     pub returns: bool,
 }
 
+/// The intrinsics that fill their last argument, a list, with the squares
+/// of a set (the `Get` forms whose fills the JIT may defer).
+const GET_FORMS: [&str; 5] = [
+    "GetPcOnSqrs",
+    "GetControl",
+    "GetDblPwns",
+    "GetPassed",
+    "GetExchngCtrl",
+];
+
 /// A module list as the generator uses it.
 #[derive(Clone, Copy)]
 pub(super) struct ListInfo {
@@ -35,6 +45,9 @@ pub(super) struct ListInfo {
     /// Ordinary lists are read and written; pattern lists are only read
     /// (mostly by read-only intrinsic parameters).
     pub general: bool,
+    /// Fill lists are only written, each reference straight into a `Get`
+    /// intrinsic (the lists whose fills the JIT defers).
+    pub fill: bool,
 }
 
 /// The state of the function being generated.
@@ -195,10 +208,16 @@ impl Ctx<'_, '_> {
     }
 
     fn any_list(&mut self) -> u32 {
-        if self.lists.is_empty() {
+        let readable: Vec<u32> = self
+            .lists
+            .iter()
+            .filter(|l| !l.fill)
+            .map(|l| l.id)
+            .collect();
+        if readable.is_empty() {
             0
         } else {
-            self.lists[self.pick_index(self.lists.len())].id
+            readable[self.pick_index(readable.len())]
         }
     }
 
@@ -206,7 +225,18 @@ impl Ctx<'_, '_> {
     /// parameter or an ordinary list, now and then through `dup` or `swap`
     /// (which the verifier must type as list references).
     fn list_ref(&mut self, f: &mut FunctionBuilder<'_>) {
+        self.out_list_ref(f, false);
+    }
+
+    /// [`Ctx::list_ref`] for the list a `Get` intrinsic writes (`get`),
+    /// which now and then is one of the fill lists, referenced straight
+    /// before the call.
+    fn out_list_ref(&mut self, f: &mut FunctionBuilder<'_>, get: bool) {
+        let fills: Vec<u32> = self.lists.iter().filter(|l| l.fill).map(|l| l.id).collect();
         match self.bytes.below(16) {
+            k @ 2..=7 if get && !fills.is_empty() => {
+                f.emit(Opcode::Lref, &[fills[k as usize % fills.len()]]);
+            }
             0 => {
                 self.plain_list_ref(f);
                 f.emit(Opcode::Dup, &[]);
@@ -239,7 +269,7 @@ impl Ctx<'_, '_> {
         let patterns: Vec<u32> = self
             .lists
             .iter()
-            .filter(|l| !l.general && (kind.is_none() || l.kind == kind))
+            .filter(|l| !l.general && !l.fill && (kind.is_none() || l.kind == kind))
             .map(|l| l.id)
             .collect();
         if !patterns.is_empty() && self.bytes.chance(75) {
@@ -520,7 +550,9 @@ impl Ctx<'_, '_> {
         for p in info.params {
             match p.kind {
                 ParamKind::List { elem, out: false } => self.pattern_ref(f, elem_kind(elem)),
-                ParamKind::List { out: true, .. } => self.list_ref(f),
+                ParamKind::List { out: true, .. } => {
+                    self.out_list_ref(f, GET_FORMS.contains(&info.name))
+                }
                 kind => self.scalar_arg(f, kind, depth),
             }
         }

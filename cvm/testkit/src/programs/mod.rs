@@ -149,6 +149,7 @@ pub fn generate(data: &[u8]) -> Module {
                 id,
                 kind: None,
                 general: true,
+                fill: false,
             });
         }
     }
@@ -163,6 +164,21 @@ pub fn generate(data: &[u8]) -> Module {
                 id,
                 kind: Some(kind),
                 general: false,
+                fill: false,
+            });
+        }
+    }
+    // Two lists only `Get` intrinsics fill (the JIT defers their fills),
+    // one short enough for a set to overflow it; made without input bytes,
+    // so that a program changes only where a `Get` intrinsic now writes one
+    // of them.
+    for (l, capacity) in [(0, 3), (1, 16)] {
+        if let Ok(id) = b.list(&format!("f{l}"), capacity, Vec::new()) {
+            lists.push(ListInfo {
+                id,
+                kind: None,
+                general: false,
+                fill: true,
             });
         }
     }
