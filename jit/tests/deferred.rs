@@ -26,6 +26,17 @@ struct Moving<'a> {
     upgrade: Option<&'a JitProgram>,
 }
 
+impl Moving<'_> {
+    /// A host on the empty board that never moves.
+    fn still() -> Moving<'static> {
+        Moving {
+            boards: vec![BoardView::EMPTY],
+            at: 0,
+            upgrade: None,
+        }
+    }
+}
+
 impl Host for Moving<'_> {
     fn board(&self) -> Option<&BoardView> {
         self.boards.get(self.at)
@@ -157,21 +168,13 @@ fn agree(
                 let want = interp.call(
                     reader,
                     &[list],
-                    &mut Moving {
-                        boards: vec![BoardView::EMPTY],
-                        at: 0,
-                        upgrade: None,
-                    },
+                    &mut Moving::still(),
                     &mut CollectOutput::default(),
                 );
                 let got = vm.call(
                     reader,
                     &[list],
-                    &mut Moving {
-                        boards: vec![BoardView::EMPTY],
-                        at: 0,
-                        upgrade: None,
-                    },
+                    &mut Moving::still(),
                     &mut CollectOutput::default(),
                 );
                 assert_eq!(got, want, "step {step}: reader of list {list}\n{src}");

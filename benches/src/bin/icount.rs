@@ -196,9 +196,26 @@ fn search() -> Result<(), String> {
 /// `Evaluate()` as the engine calls it at a node, [`HOOK_PASSES`] times
 /// over the oracle positions, on `backend` or as the native twin; the sum
 /// of its values must be the twin's.
+/// The bundled program with its leaf hook prepared for `backend`, on the
+/// engine's JIT once Cranelift's code has replaced the baseline code it
+/// starts on (what a search runs after its first milliseconds): the rows
+/// `hook/` and `root/` time that code.
+fn steady_advisor(
+    backend: &str,
+) -> Result<(che_engine::advisor::Backend, che_engine::advisor::Advisor), String> {
+    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
+    let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
+    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
+    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
+    let deadline = std::time::Duration::from_secs(120);
+    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
+        return Err("Cranelift's code did not arrive".into());
+    }
+    Ok((backend, advisor))
+}
+
 fn hook(backend: &str) -> Result<(), String> {
     use che_benches::lab::twin::ShannyTwin;
-    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
     use che_engine::host::AdviceHost;
     use che_engine::native::NativeHook;
     use che_engine::search::LeafHook;
@@ -232,15 +249,7 @@ fn hook(backend: &str) -> Result<(), String> {
         return check(got, twin_sum(false)?);
     }
     let expected = twin_sum(false)?;
-    let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
-    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
-    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
-    // The engine's JIT starts on baseline code; time what a search runs on
-    // after its first milliseconds, Cranelift's code.
-    let deadline = std::time::Duration::from_secs(120);
-    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
-        return Err("Cranelift's code did not arrive".into());
-    }
+    let (backend, mut advisor) = steady_advisor(backend)?;
     let mut host = AdviceHost::new(&Position::startpos());
     let mut session = advisor
         .session(backend, &mut host)
@@ -269,7 +278,6 @@ fn hook(backend: &str) -> Result<(), String> {
 fn root(backend: &str) -> Result<(), String> {
     use che_benches::lab::experiments::cost::digest;
     use che_benches::lab::twin::ShannyTwin;
-    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
     use che_engine::host::AdviceHost;
     use chess_core::Position;
     use cvm_chess::advice_table::AdviceTable;
@@ -305,15 +313,7 @@ fn root(backend: &str) -> Result<(), String> {
         })?;
         return check(got, expected_lines);
     }
-    let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
-    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
-    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
-    // As for the `hook/` rows: the code a search runs after its first
-    // milliseconds, Cranelift's.
-    let deadline = std::time::Duration::from_secs(120);
-    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
-        return Err("Cranelift's code did not arrive".into());
-    }
+    let (backend, mut advisor) = steady_advisor(backend)?;
     let mut host = AdviceHost::new(&Position::startpos());
     let mut session = advisor
         .session(backend, &mut host)
