@@ -62,9 +62,13 @@ pub(crate) struct Context<'a> {
     pub heap: *mut i32,
     /// Where each list lives in the heap.
     pub lists: *const ListSlice,
-    /// A copy of the position the chess intrinsics see, read by inlined
-    /// pattern code.
-    pub board: BoardView,
+    /// The position the chess intrinsics see: the host's own board view
+    /// (`Host::board`), or [`BoardView::EMPTY`] for a host without one,
+    /// read in place by inlined pattern code and the pattern shims. Set by
+    /// every run before compiled code starts, and again after a host
+    /// service (which may move the host to another position); never
+    /// written through.
+    pub board: *const BoardView,
     /// Trap kind (see [`trap`]), written by compiled code.
     pub trap_code: u32,
     /// CVM code offset of the failing instruction.
@@ -160,7 +164,7 @@ pub(crate) mod offsets {
     /// [`Context::lists`].
     pub const LISTS: i32 = offset_of!(Context<'static>, lists) as i32;
     /// [`Context::board`].
-    const BOARD: i32 = offset_of!(Context<'static>, board) as i32;
+    pub const BOARD: i32 = offset_of!(Context<'static>, board) as i32;
     /// [`Context::trap_code`].
     pub const TRAP_CODE: i32 = offset_of!(Context<'static>, trap_code) as i32;
     /// [`Context::trap_offset`].
@@ -187,9 +191,9 @@ pub(crate) mod offsets {
     pub const READY: i32 = offset_of!(Context<'static>, ready) as i32;
     /// [`Context::pending`].
     pub const PENDING: i32 = offset_of!(Context<'static>, pending) as i32;
-    /// `board.pieces[colour][kind]` in the context.
+    /// `pieces[colour][kind]` in the board view [`Context::board`] points to.
     pub fn piece(colour: usize, kind: usize) -> i32 {
-        BOARD + offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32
+        offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32
     }
     /// `ListSlice::base` within a list-table entry.
     pub const SLICE_BASE: i32 = offset_of!(ListSlice, base) as i32;
@@ -216,7 +220,7 @@ impl<'a> Context<'a> {
             globals: std::ptr::null_mut(),
             heap: std::ptr::null_mut(),
             lists: std::ptr::null(),
-            board: BoardView::EMPTY,
+            board: &BoardView::EMPTY,
             trap_code: 0,
             trap_offset: 0,
             trap_a: 0,

@@ -252,6 +252,7 @@ impl Shared<'_> {
             splices: &facts.splices,
             checks: self.checks,
             deferred: &facts.deferred,
+            host_calls: facts.host_calls,
         };
         let builder = FunctionBuilder::new(&mut ctx.func, &mut ws.fctx);
         let builder = Lower::new(builder, &env, index as u32, f, info).run();

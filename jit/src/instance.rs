@@ -635,7 +635,11 @@ impl Run<'_> {
         ctx.globals = memory.globals.as_mut_ptr();
         ctx.heap = memory.heap.as_mut_ptr();
         ctx.lists = memory.lists.as_ptr();
-        ctx.board = *host.board().unwrap_or(&BoardView::EMPTY);
+        // The board is read in place, not copied (the host's view is
+        // usually written just before the call, and a copy would wait for
+        // those stores). Taken before `host` becomes the raw pointer the
+        // shims reborrow, so that their reborrows do not end it.
+        ctx.board = host.board().unwrap_or(&BoardView::EMPTY);
         ctx.loops_fast = 0;
         ctx.loops_checked = 0;
         ctx.poll = crate::context::POLL_EVERY;

@@ -535,12 +535,7 @@ fn pieces(l: &mut Lower<'_, '_>, colours: u8, kinds: u8) -> Value {
     for c in 0..2 {
         for k in 0..6 {
             if colours & (1 << c) != 0 && kinds & (1 << k) != 0 {
-                let b = l.b.ins().load(
-                    types::I64,
-                    MemFlagsData::trusted(),
-                    l.ctx,
-                    offsets::piece(c, k),
-                );
+                let b = l.board_word(c, k);
                 set = Some(match set {
                     Some(s) => l.b.ins().bor(s, b),
                     None => b,
@@ -574,12 +569,7 @@ fn king_inside(l: &mut Lower<'_, '_>, colours: u8, m: u64) -> Value {
         if colours & (1 << c) == 0 {
             continue;
         }
-        let kings = l.b.ins().load(
-            types::I64,
-            MemFlagsData::trusted(),
-            l.ctx,
-            offsets::piece(c, kind::KING),
-        );
+        let kings = l.board_word(c, kind::KING);
         let present = l.b.ins().icmp_imm_s(IntCC::NotEqual, kings, 0);
         let outside = mask(l, !m);
         let stray = l.b.ins().band(kings, outside);

@@ -275,6 +275,20 @@ pub(crate) struct Facts {
     /// The lists whose fills Cranelift's code defers
     /// ([`crate::analysis::deferred::deferred_lists`]).
     pub deferred: Vec<u32>,
+    /// Whether any function calls `HostCall`, after which the context's
+    /// board pointer may point elsewhere ([`calls_host`]).
+    pub host_calls: bool,
+}
+
+/// Whether any instruction of `program` calls the intrinsic `HostCall`
+/// (a host service, which may move the host to another board view).
+pub(crate) fn calls_host(program: &Program) -> bool {
+    program.function_infos().iter().any(|info| {
+        info.instrs.iter().any(|i| {
+            i.instr.opcode == cvm::isa::Opcode::Intr
+                && i.instr.operands[0] == cvm::intrinsics::HOST_CALL
+        })
+    })
 }
 
 impl Facts {
@@ -295,6 +309,7 @@ impl Facts {
             splices: Splices::none(),
             recursive: recursive(&calls),
             deferred: crate::analysis::deferred::deferred_lists(program),
+            host_calls: calls_host(program),
         }
     }
 

@@ -281,12 +281,12 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
             &args[..n],
             fuel,
         );
-        // Inlined pattern code reads the board copy. Only a host service
-        // has the host mutably (`Host::extension`), so only after one may
-        // the position the interpreter would see on its next intrinsic call
-        // differ: refresh the copy then.
+        // Inlined pattern code reads the board through the context's
+        // pointer. Only a host service has the host mutably
+        // (`Host::extension`), so only after one may the host's board view
+        // be another one: take the pointer anew then.
         if id == cvm::intrinsics::HOST_CALL {
-            ctx.board = host.board().copied().unwrap_or(BoardView::EMPTY);
+            ctx.board = host.board().unwrap_or(&BoardView::EMPTY);
         }
         // The fuel left never exceeds the fuel given, which came from an
         // `i64`.
@@ -375,7 +375,10 @@ extern "C" fn pattern_set(ctx: *mut c_void, kind: u32, arg: i32, within: u64) ->
     // SAFETY: as in `intrinsic`.
     let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
     guarded(ctx, |ctx| {
-        let board = &ctx.board;
+        // SAFETY: the run set the pointer from the host's board view (or
+        // the static empty board), which lives while the host is borrowed
+        // for the run; nothing writes it while compiled code runs.
+        let board = unsafe { &*ctx.board };
         ctx.set_out = match kind {
             pattern::DOUBLED => patterns::doubled_pawns(board, arg),
             pattern::PASSED => patterns::passed_pawns(board, arg),
@@ -413,7 +416,8 @@ extern "C" fn pattern_mask(
             patterns::Mode::Any
         };
         let hit = match INTRINSICS.get(id as usize).and_then(|i| i.fold) {
-            Some(fold) => (fold.func)(&ctx.board, arg, mask, mode),
+            // SAFETY: as in `pattern_set`.
+            Some(fold) => (fold.func)(unsafe { &*ctx.board }, arg, mask, mode),
             None => false,
         };
         // SAFETY: compiled code passes a stack slot of at least one word

@@ -331,3 +331,49 @@ end;
         assert_eq!(vm.memory(), interp.memory());
     }
 }
+
+/// A loop whose body reads the board before a host service that moves
+/// the host: every turn after the first sees the board the service moved
+/// to, as on the interpreter (the board pointer is not kept across the
+/// service, not even in a loop that reaches the read again).
+#[test]
+fn a_loop_reads_the_board_a_host_service_moved_to() {
+    let src = "
+list wc[65];
+function main()
+var i; var n;
+begin
+  i := 0;
+  n := 0;
+  while i < 5 do
+    n := n * 70 + GetControl(wN, wc) + PcOnSqrs(wN, e4 d5 f3 c6);
+    HostCall(1, 0, 0, 0);
+    i := i + 1;
+  end;
+  return n;
+end;
+";
+    let compiled = chepp::compile_str("moving_loop.che", src, &chepp::CompileOptions::default());
+    let program = compiled.program.expect("compiles");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    let mut rng = Rng(0x10_0b0a_4d5e);
+    for _ in 0..50 {
+        let boards = vec![
+            random_board(&mut rng),
+            random_board(&mut rng),
+            random_board(&mut rng),
+        ];
+        let mut interp = Interpreter::new(&program);
+        let mut host = MovingHost {
+            boards: boards.clone(),
+            at: 0,
+        };
+        let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        let mut vm = jit.instance();
+        let mut host = MovingHost { boards, at: 0 };
+        let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        assert_eq!(got, want);
+        assert!(vm.ran_compiled());
+        assert_eq!(vm.memory(), interp.memory());
+    }
+}

@@ -5,6 +5,7 @@
 
 use super::{invariant, trusted, Lower, PTR};
 use crate::context::{offsets, trap};
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value,
@@ -93,6 +94,30 @@ impl Lower<'_, '_> {
             .ins()
             .iconst(types::I32, i64::from(cvm::runtime::LIST_END));
         self.b.ins().store(trusted(), end, at, 0);
+    }
+
+    /// The board's bitboard of `colour`'s pieces of `kind`, read where the
+    /// context's board pointer points. A program that calls no host
+    /// service keeps one board pointer for the whole run: it is loaded once,
+    /// in the entry block (so that it dominates every use, on-stack
+    /// replacement entries included), when the function first reads the
+    /// board; a function that reads none loads nothing. Otherwise a host
+    /// service may change the pointer (`Context::board`), and each read
+    /// loads it with the word.
+    pub(crate) fn board_word(&mut self, colour: usize, kind: usize) -> Value {
+        let board = match self.board {
+            Some(board) if !self.env.host_calls => board,
+            _ if self.env.host_calls => self.b.ins().load(PTR, trusted(), self.ctx, offsets::BOARD),
+            _ => {
+                let mut entry = FuncCursor::new(self.b.func).after_inst(self.entry_loads);
+                let board = entry.ins().load(PTR, trusted(), self.ctx, offsets::BOARD);
+                self.board = Some(board);
+                board
+            }
+        };
+        self.b
+            .ins()
+            .load(types::I64, trusted(), board, offsets::piece(colour, kind))
     }
 
     /// A `Get` form's fill of deferred list `list` (slot `slot` of the

@@ -43,7 +43,8 @@ use crate::analysis::splice::Splices;
 use crate::context::{offsets, trap, SHIM_TRAP, STATUS_TRAP};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, Type, Value,
+    types, AbiParam, Block, FuncRef, Inst, InstBuilder, MemFlagsData, Signature, StackSlot, Type,
+    Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cvm::isa::{Flow, Opcode, Rel};
@@ -146,6 +147,9 @@ pub(crate) struct Env<'a> {
     /// The lists whose fills are deferred, by slot of the waiting-fill
     /// record (`crate::deferred`).
     pub deferred: &'a [u32],
+    /// Whether the program calls `HostCall` anywhere (the board pointer
+    /// may then change during a run: `Lower::board_word`).
+    pub host_calls: bool,
 }
 
 /// One block per leader of a function: the first instruction, every jump
@@ -269,6 +273,12 @@ pub(crate) struct Lower<'a, 'b> {
     globals: Value,
     heap: Value,
     lists: Value,
+    /// The context's board pointer (`Context::board`), loaded in the
+    /// entry block on first use (`Lower::board_word`).
+    board: Option<Value>,
+    /// The last of the context loads at the start of the entry block,
+    /// after which the board pointer's load goes.
+    entry_loads: Inst,
     blocks: HashMap<u32, Block>,
     /// Where `ret`/`retv` go when the function being lowered is spliced
     /// into a caller: the caller's continuation (one `i32` parameter, the
@@ -334,6 +344,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let globals = b.ins().load(PTR, invariant(), ctx, offsets::GLOBALS);
         let heap = b.ins().load(PTR, invariant(), ctx, offsets::HEAP);
         let lists = b.ins().load(PTR, invariant(), ctx, offsets::LISTS);
+        let entry_loads = b.func.dfg.value_def(lists).unwrap_inst();
         let heads = if env.checks.osr {
             crate::shared::osr_heads(f, info)
         } else {
@@ -367,6 +378,8 @@ impl<'a, 'b> Lower<'a, 'b> {
             globals,
             heap,
             lists,
+            board: None,
+            entry_loads,
             blocks,
             ret_to: None,
             node: index as usize,
