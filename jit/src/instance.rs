@@ -242,11 +242,18 @@ impl<'j> Vm for JitInstance<'j> {
         self.loop_entries = LoopEntries::default();
         // The common call: the function called last, no list parameters
         // (any values fit), memory as compiled code left it.
-        if let Some(hot) = self.hot {
+        if let Some(hot) = &self.hot {
             if hot.func == func && hot.values == Some(args.len()) && !self.memory_touched {
                 if stack::enough_here(hot.bytes) {
-                    return self.enter(hot, args, host, output);
+                    // The few fields the entry needs, read where they are
+                    // (a copy of the whole entry would be written to the
+                    // stack and read back).
+                    let (code, max_depth, cost, returns) =
+                        (hot.code, hot.max_depth, hot.entry_fuel, hot.returns);
+                    return self
+                        .enter_parts(func, code, max_depth, cost, returns, args, host, output);
                 }
+                let hot = *hot;
                 return self.call_on_new_stack(hot, args, host, output);
             }
         }
@@ -443,12 +450,33 @@ impl<'j> JitInstance<'j> {
     ) -> Result<Completion, RuntimeError> {
         let HotEntry {
             func,
-            code: (jit, compiled),
+            code,
             max_depth,
-            entry_fuel: cost,
+            entry_fuel,
             returns,
             ..
         } = hot;
+        self.enter_parts(
+            func, code, max_depth, entry_fuel, returns, args, host, output,
+        )
+    }
+
+    /// [`JitInstance::enter`] with the entry's fields: function `func`,
+    /// its compilation and code `code`, the effective depth limit, the
+    /// fuel its entry charges (`cost`) and whether it returns a value.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn enter_parts(
+        &mut self,
+        func: u32,
+        (jit, compiled): (&'j JitProgram, CompiledFn),
+        max_depth: u32,
+        cost: u64,
+        returns: bool,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
         self.ran_compiled = true;
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
