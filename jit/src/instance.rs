@@ -238,25 +238,26 @@ impl<'j> Vm for JitInstance<'j> {
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
-        self.ran_compiled = false;
-        self.loop_entries = LoopEntries::default();
         // The common call: the function called last, no list parameters
-        // (any values fit), memory as compiled code left it.
+        // (any values fit), memory as compiled code left it, enough native
+        // stack here. (Every other call takes the way below, which finds
+        // the same entry again when it is the one to use.)
         if let Some(hot) = &self.hot {
-            if hot.func == func && hot.values == Some(args.len()) && !self.memory_touched {
-                if stack::enough_here(hot.bytes) {
-                    // The few fields the entry needs, read where they are
-                    // (a copy of the whole entry would be written to the
-                    // stack and read back).
-                    let (code, max_depth, cost, returns) =
-                        (hot.code, hot.max_depth, hot.entry_fuel, hot.returns);
-                    return self
-                        .enter_parts(func, code, max_depth, cost, returns, args, host, output);
-                }
-                let hot = *hot;
-                return self.call_on_new_stack(hot, args, host, output);
+            if hot.func == func
+                && hot.values == Some(args.len())
+                && !self.memory_touched
+                && stack::enough_here(hot.bytes)
+            {
+                // The few fields the entry needs, read where they are (a
+                // copy of the whole entry would be written to the stack
+                // and read back).
+                let (code, max_depth, cost, returns) =
+                    (hot.code, hot.max_depth, hot.entry_fuel, hot.returns);
+                return self.enter_parts(func, code, max_depth, cost, returns, args, host, output);
             }
         }
+        self.ran_compiled = false;
+        self.loop_entries = LoopEntries::default();
         let module = self.jit.program.module();
         if !args_fit(module, func, args) {
             check_call_args(module, func, args)?;
@@ -480,11 +481,18 @@ impl<'j> JitInstance<'j> {
         self.ran_compiled = true;
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
-        // cannot be paid), as on the interpreter.
-        self.fuel_used = 0;
+        // cannot be paid), as on the interpreter. Every way out below sets
+        // the fuel used and the loop entries.
         let left = match limit.checked_sub(cost) {
             Some(left) => left,
-            None => jit.program.charge_entry(func, limit)?,
+            None => match jit.program.charge_entry(func, limit) {
+                Ok(left) => left,
+                Err(e) => {
+                    self.fuel_used = 0;
+                    self.loop_entries = LoopEntries::default();
+                    return Err(e);
+                }
+            },
         };
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);

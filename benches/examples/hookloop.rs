@@ -1,0 +1,90 @@
+//! The time of one call of an advice program's leaf hook `Evaluate()`, as
+//! the engine makes it at a node, in a loop over the oracle positions: a
+//! quick side-by-side for changes to the VMs' call path (`che-lab cost`
+//! measures the same with its other rows and reports).
+//!
+//! ```text
+//! cargo run --release -p che-benches --example hookloop -- BACKEND [PASSES] [PROGRAM]
+//! ```
+//!
+//! `BACKEND` is `interp`, `jit`, `auto` or `native` (the bundled
+//! program's twin); `PASSES` (default 4,000) passes over the 240 positions
+//! are timed; `PROGRAM` is a Che++ file with an `Evaluate()` (default: the
+//! bundled program). On the JIT the loop starts once Cranelift's code has
+//! replaced the baseline code. Prints the sum of the values and the
+//! nanoseconds a call.
+
+use che_engine::advisor::{Advisor, Backend, ProgramSource};
+use che_engine::host::AdviceHost;
+use che_engine::native::NativeHook;
+use che_engine::search::LeafHook;
+use chess_core::Position;
+use std::time::{Duration, Instant};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("hookloop: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let backend = args
+        .next()
+        .ok_or("usage: hookloop BACKEND [PASSES] [PROGRAM]")?;
+    let passes: usize = match args.next() {
+        Some(n) => n.parse().map_err(|e| format!("passes {n:?}: {e}"))?,
+        None => 4000,
+    };
+    let source = args
+        .next()
+        .map_or(ProgramSource::ShannyEval, |p| ProgramSource::File(p.into()));
+    let positions = che_benches::oracle_positions();
+    let mut host = AdviceHost::new(&Position::startpos());
+    let (sum, elapsed) = if backend == "native" {
+        let mut twin = che_benches::lab::twin::ShannyTwin::default();
+        let mut hook = NativeHook {
+            advice: &mut twin,
+            host: &mut host,
+        };
+        time(passes, &positions, |pos| hook.evaluate(pos))
+    } else {
+        let backend: Backend = backend.parse().map_err(|e| format!("{e}"))?;
+        let mut advisor = Advisor::load(&source).map_err(|e| e.to_string())?;
+        let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
+        let deadline = Duration::from_secs(60);
+        if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
+            return Err("Cranelift's code did not arrive".into());
+        }
+        let mut session = advisor
+            .session(backend, &mut host)
+            .map_err(|e| e.to_string())?;
+        session.run_root(&Position::startpos())?;
+        if !session.has_hook() {
+            return Err("the program has no Evaluate()".into());
+        }
+        time(passes, &positions, |pos| session.call_hook(pos))
+    };
+    let sum = sum.ok_or("a call gave no value")?;
+    let calls = (passes * positions.len()).max(1) as f64;
+    println!("{sum} {:.2} ns/call", elapsed.as_nanos() as f64 / calls);
+    Ok(())
+}
+
+/// Calls `hook` on every position `passes` times: the sum of the values
+/// (`None` when a call gave none) and the time taken.
+fn time(
+    passes: usize,
+    positions: &[Position],
+    mut hook: impl FnMut(&Position) -> Option<i32>,
+) -> (Option<i64>, Duration) {
+    let start = Instant::now();
+    let mut sum = Some(0i64);
+    for _ in 0..passes {
+        for pos in positions {
+            sum = sum.zip(hook(pos)).map(|(s, v)| s + i64::from(v));
+        }
+    }
+    (sum, start.elapsed())
+}
