@@ -673,8 +673,9 @@ impl Run<'_> {
         ctx.lists = memory.lists.as_ptr();
         // The board is read in place, not copied (the host's view is
         // usually written just before the call, and a copy would wait for
-        // those stores). Taken before `host` becomes the raw pointer the
-        // shims reborrow, so that their reborrows do not end it.
+        // those stores). While compiled code runs, the host is only read
+        // (the intrinsics take its board and position), except by a host
+        // service, after which the shim takes the pointer anew.
         ctx.board = host.board().unwrap_or(&BoardView::EMPTY);
         ctx.loops_fast = 0;
         ctx.loops_checked = 0;
