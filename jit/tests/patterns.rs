@@ -292,6 +292,32 @@ impl Host for MovingHost {
     }
 }
 
+/// Runs `main()` of Che++ program `src` on the interpreter and on Cranelift's
+/// code, 50 times, each with a host that moves between `boards` random
+/// boards at every host service (`HostCall(1, ...)`); the results and the
+/// memory must agree, and the call must run compiled code.
+fn agrees_on_a_moving_host(name: &str, src: &str, boards: usize, seed: u64) {
+    let compiled = chepp::compile_str(name, src, &chepp::CompileOptions::default());
+    let program = compiled.program.expect("compiles");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    let mut rng = Rng(seed);
+    for _ in 0..50 {
+        let boards: Vec<BoardView> = (0..boards).map(|_| random_board(&mut rng)).collect();
+        let mut interp = Interpreter::new(&program);
+        let mut host = MovingHost {
+            boards: boards.clone(),
+            at: 0,
+        };
+        let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        let mut vm = jit.instance();
+        let mut host = MovingHost { boards, at: 0 };
+        let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
+        assert_eq!(got, want);
+        assert!(vm.ran_compiled());
+        assert_eq!(vm.memory(), interp.memory());
+    }
+}
+
 /// Inline `Get` forms before and after a host service that moves the host
 /// to another position see the position the interpreter sees there:
 /// compiled code takes the host's board again after the service.
@@ -311,25 +337,7 @@ begin
   return ((n1 * 100 + n2) * 100 + n3) * 100 + n4;
 end;
 ";
-    let compiled = chepp::compile_str("moving.che", src, &chepp::CompileOptions::default());
-    let program = compiled.program.expect("compiles");
-    let jit = JitProgram::compile(&program).expect("compiles");
-    let mut rng = Rng(0x05ee_d0fb_0a2d);
-    for _ in 0..50 {
-        let boards = vec![random_board(&mut rng), random_board(&mut rng)];
-        let mut interp = Interpreter::new(&program);
-        let mut host = MovingHost {
-            boards: boards.clone(),
-            at: 0,
-        };
-        let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
-        let mut vm = jit.instance();
-        let mut host = MovingHost { boards, at: 0 };
-        let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
-        assert_eq!(got, want);
-        assert!(vm.ran_compiled());
-        assert_eq!(vm.memory(), interp.memory());
-    }
+    agrees_on_a_moving_host("moving.che", src, 2, 0x05ee_d0fb_0a2d);
 }
 
 /// A loop whose body reads the board before a host service that moves
@@ -353,27 +361,5 @@ begin
   return n;
 end;
 ";
-    let compiled = chepp::compile_str("moving_loop.che", src, &chepp::CompileOptions::default());
-    let program = compiled.program.expect("compiles");
-    let jit = JitProgram::compile(&program).expect("compiles");
-    let mut rng = Rng(0x10_0b0a_4d5e);
-    for _ in 0..50 {
-        let boards = vec![
-            random_board(&mut rng),
-            random_board(&mut rng),
-            random_board(&mut rng),
-        ];
-        let mut interp = Interpreter::new(&program);
-        let mut host = MovingHost {
-            boards: boards.clone(),
-            at: 0,
-        };
-        let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
-        let mut vm = jit.instance();
-        let mut host = MovingHost { boards, at: 0 };
-        let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
-        assert_eq!(got, want);
-        assert!(vm.ran_compiled());
-        assert_eq!(vm.memory(), interp.memory());
-    }
+    agrees_on_a_moving_host("moving_loop.che", src, 3, 0x10_0b0a_4d5e);
 }
