@@ -105,15 +105,17 @@ impl Lower<'_, '_> {
     /// service may change the pointer (`Context::board`), and each read
     /// loads it with the word.
     pub(crate) fn board_word(&mut self, colour: usize, kind: usize) -> Value {
-        let board = match self.board {
-            Some(board) if !self.env.host_calls => board,
-            _ if self.env.host_calls => self.b.ins().load(PTR, trusted(), self.ctx, offsets::BOARD),
-            _ => {
-                let mut entry = FuncCursor::new(self.b.func).after_inst(self.entry_loads);
-                let board = entry.ins().load(PTR, trusted(), self.ctx, offsets::BOARD);
-                self.board = Some(board);
-                board
-            }
+        let board = if self.env.host_calls {
+            self.b.ins().load(PTR, trusted(), self.ctx, offsets::BOARD)
+        } else if let Some(board) = self.board {
+            board
+        } else {
+            // After the context loads that start the entry block.
+            let last = self.b.func.dfg.value_def(self.lists).unwrap_inst();
+            let mut entry = FuncCursor::new(self.b.func).after_inst(last);
+            let board = entry.ins().load(PTR, trusted(), self.ctx, offsets::BOARD);
+            self.board = Some(board);
+            board
         };
         self.b
             .ins()

@@ -43,8 +43,7 @@ use crate::analysis::splice::Splices;
 use crate::context::{offsets, trap, SHIM_TRAP, STATUS_TRAP};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, Inst, InstBuilder, MemFlagsData, Signature, StackSlot, Type,
-    Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cvm::isa::{Flow, Opcode, Rel};
@@ -274,11 +273,8 @@ pub(crate) struct Lower<'a, 'b> {
     heap: Value,
     lists: Value,
     /// The context's board pointer (`Context::board`), loaded in the
-    /// entry block on first use (`Lower::board_word`).
+    /// entry block, after `lists`, on first use (`Lower::board_word`).
     board: Option<Value>,
-    /// The last of the context loads at the start of the entry block,
-    /// after which the board pointer's load goes.
-    entry_loads: Inst,
     blocks: HashMap<u32, Block>,
     /// Where `ret`/`retv` go when the function being lowered is spliced
     /// into a caller: the caller's continuation (one `i32` parameter, the
@@ -344,7 +340,6 @@ impl<'a, 'b> Lower<'a, 'b> {
         let globals = b.ins().load(PTR, invariant(), ctx, offsets::GLOBALS);
         let heap = b.ins().load(PTR, invariant(), ctx, offsets::HEAP);
         let lists = b.ins().load(PTR, invariant(), ctx, offsets::LISTS);
-        let entry_loads = b.func.dfg.value_def(lists).unwrap_inst();
         let heads = if env.checks.osr {
             crate::shared::osr_heads(f, info)
         } else {
@@ -379,7 +374,6 @@ impl<'a, 'b> Lower<'a, 'b> {
             heap,
             lists,
             board: None,
-            entry_loads,
             blocks,
             ret_to: None,
             node: index as usize,
