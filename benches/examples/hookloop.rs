@@ -14,7 +14,7 @@
 //! replaced the baseline code. Prints the sum of the values and the
 //! nanoseconds a call.
 
-use che_engine::advisor::{Advisor, Backend, ProgramSource};
+use che_engine::advisor::{Backend, ProgramSource};
 use che_engine::host::AdviceHost;
 use che_engine::native::NativeHook;
 use che_engine::search::LeafHook;
@@ -51,12 +51,9 @@ fn run() -> Result<(), String> {
         time(passes, &positions, |pos| hook.evaluate(pos))
     } else {
         let backend: Backend = backend.parse().map_err(|e| format!("{e}"))?;
-        let mut advisor = Advisor::load(&source).map_err(|e| e.to_string())?;
-        let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
         let deadline = Duration::from_secs(60);
-        if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
-            return Err("Cranelift's code did not arrive".into());
-        }
+        let mut advisor =
+            che_benches::lab::experiments::cost::steady_advisor(&source, backend, deadline)?;
         let mut session = advisor
             .session(backend, &mut host)
             .map_err(|e| e.to_string())?;

@@ -193,9 +193,6 @@ fn search() -> Result<(), String> {
     Ok(())
 }
 
-/// `Evaluate()` as the engine calls it at a node, [`HOOK_PASSES`] times
-/// over the oracle positions, on `backend` or as the native twin; the sum
-/// of its values must be the twin's.
 /// The bundled program with its leaf hook prepared for `backend`, on the
 /// engine's JIT once Cranelift's code has replaced the baseline code it
 /// starts on (what a search runs after its first milliseconds): the rows
@@ -203,17 +200,19 @@ fn search() -> Result<(), String> {
 fn steady_advisor(
     backend: &str,
 ) -> Result<(che_engine::advisor::Backend, che_engine::advisor::Advisor), String> {
-    use che_engine::advisor::{Advisor, Backend as EngineBackend, ProgramSource};
+    use che_engine::advisor::{Backend as EngineBackend, ProgramSource};
     let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
-    let mut advisor = Advisor::load(&ProgramSource::ShannyEval).map_err(|e| e.to_string())?;
-    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
-    let deadline = std::time::Duration::from_secs(120);
-    if !che_benches::lab::experiments::cost::wait_for_cranelift(prepared, deadline) {
-        return Err("Cranelift's code did not arrive".into());
-    }
+    let advisor = che_benches::lab::experiments::cost::steady_advisor(
+        &ProgramSource::ShannyEval,
+        backend,
+        std::time::Duration::from_secs(120),
+    )?;
     Ok((backend, advisor))
 }
 
+/// `Evaluate()` as the engine calls it at a node, [`HOOK_PASSES`] times
+/// over the oracle positions, on `backend` or as the native twin; the sum
+/// of its values must be the twin's.
 fn hook(backend: &str) -> Result<(), String> {
     use che_benches::lab::twin::ShannyTwin;
     use che_engine::host::AdviceHost;

@@ -178,6 +178,24 @@ fn steady(advisor: &mut Advisor, backend: Backend) -> Result<(), LabError> {
     Ok(())
 }
 
+/// Loads `source` and prepares it for `backend`; on the JIT, waits up to
+/// `deadline` until Cranelift's code has replaced the baseline code the
+/// engine's JIT starts on (what a search runs after its first
+/// milliseconds), and fails when it has not arrived by then. For tools that
+/// time that code and must not time anything else (unlike [`steady`]).
+pub fn steady_advisor(
+    source: &ProgramSource,
+    backend: Backend,
+    deadline: std::time::Duration,
+) -> Result<Advisor, String> {
+    let mut advisor = Advisor::load(source).map_err(|e| e.to_string())?;
+    let prepared = advisor.prepare(backend).map_err(|e| e.to_string())?;
+    if !wait_for_cranelift(prepared, deadline) {
+        return Err("Cranelift's code did not arrive".into());
+    }
+    Ok(advisor)
+}
+
 /// Waits, up to `deadline`, until Cranelift's code has replaced the
 /// baseline code a program prepared for the engine's JIT starts on; true
 /// when it has (or when `prepared` is not for the JIT).
