@@ -182,7 +182,8 @@ fn steady(advisor: &mut Advisor, backend: Backend) -> Result<(), LabError> {
 /// `deadline` until Cranelift's code has replaced the baseline code the
 /// engine's JIT starts on (what a search runs after its first
 /// milliseconds), and fails when it has not arrived by then. For tools that
-/// time that code and must not time anything else (unlike [`steady`]).
+/// time that code and must not time anything else (the cost experiment
+/// times baseline code when Cranelift's does not arrive).
 pub fn steady_advisor(
     source: &ProgramSource,
     backend: Backend,
