@@ -460,14 +460,73 @@ pub fn invoke(
     args: &[i32],
     fuel: u64,
 ) -> Result<(i32, u64), (TrapKind, u64)> {
+    invoke_measured(id, ctx, args, fuel, &[])
+}
+
+/// [`invoke`] with the work of the lists in `measured` (by list number)
+/// measured beforehand, which must hold for their contents
+/// ([`cost_measured`]): the same charge and the same call.
+#[inline]
+pub fn invoke_measured(
+    id: u32,
+    ctx: &mut Ctx<'_>,
+    args: &[i32],
+    fuel: u64,
+    measured: &[Option<ListWork>],
+) -> Result<(i32, u64), (TrapKind, u64)> {
     let Some(info) = INTRINSICS.get(id as usize) else {
         return Err((TrapKind::BadCall(format!("no intrinsic {id}")), fuel));
     };
-    let cost = cost(id, ctx.memory, ctx.advice.verbose != 0, args);
+    let cost = cost_measured(id, ctx.memory, ctx.advice.verbose != 0, args, measured);
     if fuel < cost {
         return Err((TrapKind::OutOfFuel, fuel));
     }
-    let left = fuel - cost;
+    run_paid(id, info, ctx, args, fuel - cost)
+}
+
+/// [`invoke`] of a call whose cost ([`cost`]) has already been charged,
+/// with `left` units left after it: what compiled code calls when the
+/// cost was known when it was compiled ([`cost_known`]) and charged there.
+/// The intrinsic runs as under [`invoke`] (`HostCall` still charges what
+/// its service reports); returns the result and the fuel left (`left`, or
+/// less after a host service), or the error and the fuel left.
+///
+/// ```
+/// use cvm::intrinsics::{by_name, cost, invoke, invoke_paid, Ctx};
+/// use cvm::{AdviceTable, CollectOutput, Memory, Module, NoHost};
+///
+/// let module = cvm::asm::assemble(".list l 4 = 3 7 9 -1\n.func main params 0 lists 0 locals 0 stack 1 proc\n ret\n.end").unwrap();
+/// let (mut memory, mut advice) = (Memory::new(&module), Box::new(AdviceTable::default()));
+/// let (mut out, mut host) = (CollectOutput::default(), NoHost);
+/// let mut ctx = Ctx { memory: &mut memory, output: &mut out, host: &mut host, advice: &mut advice };
+/// let (id, _) = by_name("ListLen").unwrap();
+/// let charged = cost(id, ctx.memory, false, &[0]);
+/// // The same result either way; the paid call takes no more fuel.
+/// assert_eq!(invoke(id, &mut ctx, &[0], 100), Ok((3, 100 - charged)));
+/// assert_eq!(invoke_paid(id, &mut ctx, &[0], 100 - charged), Ok((3, 100 - charged)));
+/// ```
+#[inline]
+pub fn invoke_paid(
+    id: u32,
+    ctx: &mut Ctx<'_>,
+    args: &[i32],
+    left: u64,
+) -> Result<(i32, u64), (TrapKind, u64)> {
+    match INTRINSICS.get(id as usize) {
+        Some(info) => run_paid(id, info, ctx, args, left),
+        None => Err((TrapKind::BadCall(format!("no intrinsic {id}")), left)),
+    }
+}
+
+/// The call of `info` (intrinsic `id`) once its cost is paid.
+#[inline(always)]
+fn run_paid(
+    id: u32,
+    info: &IntrinsicInfo,
+    ctx: &mut Ctx<'_>,
+    args: &[i32],
+    left: u64,
+) -> Result<(i32, u64), (TrapKind, u64)> {
     if id == HOST_CALL {
         return host_call(ctx.host, args, left);
     }
@@ -955,20 +1014,117 @@ impl IntrinsicInfo {
 // `invoke`, and its code should not grow the loop.
 #[inline(never)]
 pub fn cost(id: u32, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
+    cost_measured(id, memory, verbose, args, &[])
+}
+
+/// [`cost`] with the work of some lists measured beforehand: `measured`
+/// by list number, `Some` for a list whose contents are the ones measured
+/// ([`ListWork::of`]) and stay so. A call on such a list charges without
+/// reading it, whatever its length; the charge is [`cost`]'s.
+///
+/// ```
+/// use cvm::intrinsics::{by_name, cost, cost_measured, ListWork};
+/// let module = cvm::asm::assemble(".list l 6 = 20 21 22 23 -1\n.func main params 0 lists 0 locals 0 stack 1 proc\n ret\n.end").unwrap();
+/// let memory = cvm::runtime::Memory::new(&module);
+/// let (id, _) = by_name("SetSqrs").unwrap();
+/// let measured = [Some(ListWork::of(memory.list(0)))];
+/// let args = [cvm_chess::lit::parse_piece("wN").unwrap(), 5, 0];
+/// assert_eq!(cost_measured(id, &memory, false, &args, &measured), cost(id, &memory, false, &args));
+/// ```
+#[inline(never)]
+pub fn cost_measured(
+    id: u32,
+    memory: &Memory,
+    verbose: bool,
+    args: &[i32],
+    measured: &[Option<ListWork>],
+) -> u64 {
     match COST_FNS.get(id as usize) {
-        Some(f) => f(memory, verbose, args),
+        Some(f) => f(memory, verbose, args, measured),
         None => 1,
     }
 }
 
-/// [`cost`] of one intrinsic.
-type CostFn = fn(&Memory, bool, &[i32]) -> u64;
+/// The work every cost term can ask of one list's contents, measured once
+/// ([`ListWork::of`]) for a list whose contents do not change, so that a
+/// call on it is charged without reading it ([`cost_measured`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListWork {
+    /// The list's slots.
+    slots: u64,
+    /// [`Work::Slots`], [`Work::Elements`], [`Work::Union`],
+    /// [`Work::Squares`], [`Work::Moves`], [`Work::Segments`],
+    /// [`Work::ColourSquares`], [`Work::ListedPieces`] in this order, then
+    /// [`Work::Files`] of board-side elements and of column elements.
+    measures: [u64; 10],
+}
+
+/// The content-reading kinds of work a [`ListWork`] keeps, in its order
+/// (`Files` twice, once per element kind it reads).
+const MEASURED: [(Work, ElemKind); 10] = [
+    (Work::Slots, ElemKind::Any),
+    (Work::Elements, ElemKind::Any),
+    (Work::Union, ElemKind::Any),
+    (Work::Squares, ElemKind::Any),
+    (Work::Moves, ElemKind::Any),
+    (Work::Segments, ElemKind::Any),
+    (Work::ColourSquares, ElemKind::Any),
+    (Work::ListedPieces, ElemKind::Any),
+    (Work::Files, ElemKind::BoardSide),
+    (Work::Files, ElemKind::Column),
+];
+
+impl ListWork {
+    /// Measures a list with these slots (all of them, end marker and
+    /// beyond included): what every kind of work would find in it.
+    pub fn of(slots: &[i32]) -> ListWork {
+        let (elements, scanned) = match slots.iter().position(|&v| v == LIST_END) {
+            Some(n) => (&slots[..n], n as u64 + 1),
+            None => (slots, slots.len() as u64),
+        };
+        let n = slots.len() as u64;
+        ListWork {
+            slots: n,
+            measures: MEASURED.map(|(w, elem)| w.measure(elements, scanned, n, elem)),
+        }
+    }
+
+    /// The work `w` on this list for an intrinsic whose list holds
+    /// `elem`s: what [`Work::measure`] gives for the contents measured.
+    #[inline(always)]
+    fn get(&self, w: Work, elem: ElemKind) -> u64 {
+        let k = match w {
+            Work::Call => return 1,
+            Work::Out(n) => return self.slots.min(u64::from(n)),
+            Work::Reported => return 0,
+            Work::Slots => 0,
+            Work::Elements => 1,
+            Work::Union => 2,
+            Work::Squares => 3,
+            Work::Moves => 4,
+            Work::Segments => 5,
+            Work::ColourSquares => 6,
+            Work::ListedPieces => 7,
+            Work::Files if elem == ElemKind::BoardSide => 8,
+            Work::Files => 9,
+        };
+        self.measures[k]
+    }
+}
+
+/// [`cost_measured`] of one intrinsic.
+type CostFn = fn(&Memory, bool, &[i32], &[Option<ListWork>]) -> u64;
 
 /// [`cost`] of intrinsic number `ID`, made for it by the compiler: its
 /// cost terms and argument shape are constants there, so the term loop
 /// reduces to that intrinsic's own arithmetic (1 for a number that is no
 /// intrinsic).
-fn cost_of<const ID: usize>(memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
+fn cost_of<const ID: usize>(
+    memory: &Memory,
+    verbose: bool,
+    args: &[i32],
+    measured: &[Option<ListWork>],
+) -> u64 {
     let info = const {
         if ID < INTRINSICS.len() {
             Some(&INTRINSICS[ID])
@@ -977,7 +1133,7 @@ fn cost_of<const ID: usize>(memory: &Memory, verbose: bool, args: &[i32]) -> u64
         }
     };
     match info {
-        Some(info) => cost_with(info, memory, verbose, args),
+        Some(info) => cost_with(info, memory, verbose, args, measured),
         None => 1,
     }
 }
@@ -1000,7 +1156,13 @@ const _: () = assert!(
 
 /// The body of [`cost`] for `info`.
 #[inline(always)]
-fn cost_with(info: &IntrinsicInfo, memory: &Memory, verbose: bool, args: &[i32]) -> u64 {
+fn cost_with(
+    info: &IntrinsicInfo,
+    memory: &Memory,
+    verbose: bool,
+    args: &[i32],
+    measured: &[Option<ListWork>],
+) -> u64 {
     let base = u64::from(info.cost.base.max(1));
     if info.cost.terms.is_empty() {
         return base;
@@ -1010,7 +1172,17 @@ fn cost_with(info: &IntrinsicInfo, memory: &Memory, verbose: bool, args: &[i32])
     let arg = |k: Option<u8>| k.and_then(|k| args.get(usize::from(k))).copied();
     let colour = arg(shape.colour).unwrap_or(0);
     let piece = arg(shape.piece).unwrap_or(0);
-    let slots = arg(shape.list).map_or(&[][..], |v| list_slots(memory, v));
+    let list = arg(shape.list);
+    let known = list
+        .and_then(|v| usize::try_from(v).ok())
+        .and_then(|v| measured.get(v))
+        .and_then(Option::as_ref);
+    if let Some(work) = known {
+        return charge_terms(info, base, colour, piece, verbose, |w| {
+            work.get(w, shape.elem)
+        });
+    }
+    let slots = list.map_or(&[][..], |v| list_slots(memory, v));
     // Only terms that read the list's contents need its end marker found
     // (an output list's old contents do not count).
     let (elements, scanned) = if shape.contents {
@@ -1021,14 +1193,28 @@ fn cost_with(info: &IntrinsicInfo, memory: &Memory, verbose: bool, args: &[i32])
     } else {
         (&[][..], 0)
     };
+    charge_terms(info, base, colour, piece, verbose, |w| match w {
+        // The two kinds of work most calls have, without the call.
+        Work::Call => 1,
+        Work::Out(n) => (slots.len() as u64).min(u64::from(n)),
+        w => w.measure(elements, scanned, slots.len() as u64, shape.elem),
+    })
+}
+
+/// `base` and the charge of each of `info`'s cost terms for the work
+/// `measure` finds and the selectors given.
+#[inline(always)]
+fn charge_terms(
+    info: &IntrinsicInfo,
+    base: u64,
+    colour: i32,
+    piece: i32,
+    verbose: bool,
+    measure: impl Fn(Work) -> u64,
+) -> u64 {
     let mut total = base;
     for term in info.cost.terms {
-        // The two kinds of work most calls have, without the call.
-        let work = match term.work {
-            Work::Call => 1,
-            Work::Out(n) => (slots.len() as u64).min(u64::from(n)),
-            w => w.measure(elements, scanned, slots.len() as u64, shape.elem),
-        };
+        let work = measure(term.work);
         let per = match term.per {
             Per::One => 1,
             p => p.exact(colour, piece, verbose),
@@ -1418,6 +1604,36 @@ mod tests {
                 let reads = info.cost.terms.iter().any(|t| t.work != Work::Call);
                 assert_eq!(cost_bound(id, &unknown).is_none(), reads, "{}", info.name);
             }
+        }
+    }
+
+    /// A call charged from its list's work measured beforehand charges
+    /// what the call that reads the list charges, whatever the contents,
+    /// arguments and verbose mode; a list not measured is read.
+    #[test]
+    fn measured_lists_charge_what_read_lists_charge() {
+        let mut next = xorshift(0x3EA5);
+        for _ in 0..20_000 {
+            let id = (next() % INTRINSICS.len() as u64) as u32;
+            let info = &INTRINSICS[id as usize];
+            let capacity = (next() % 12) as u32;
+            let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
+            let values = &values[..values.len().min(capacity as usize)];
+            let m = memory(values, capacity);
+            let list = info.list_param();
+            let args: Vec<i32> = (0..info.params.len())
+                .map(|k| if Some(k) == list { 0 } else { value(next()) })
+                .collect();
+            let verbose = next() % 2 == 0;
+            let read = cost(id, &m, verbose, &args);
+            let measured = [Some(ListWork::of(m.list(0)))];
+            assert_eq!(
+                cost_measured(id, &m, verbose, &args, &measured),
+                read,
+                "{} on {values:?}",
+                info.name
+            );
+            assert_eq!(cost_measured(id, &m, verbose, &args, &[None]), read);
         }
     }
 
