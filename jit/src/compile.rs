@@ -25,6 +25,7 @@ use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFunc
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cvm::intrinsics::ListWork;
 use cvm::ListFacts;
 use cvm::{Memory, Program};
 use std::collections::{BTreeSet, HashMap};
@@ -184,6 +185,11 @@ pub struct JitProgram {
     /// The lists whose fills Cranelift's code defers
     /// ([`crate::analysis::deferred::deferred_lists`]).
     pub(crate) deferred: Vec<u32>,
+    /// The cost terms' work on each list the program never writes, by list
+    /// number (`None` for the others): compiled code runs only while those
+    /// lists hold their initial contents (`docs/jit.md`, "Fallbacks"), so
+    /// the intrinsic shim charges a call on one without reading it.
+    pub(crate) measured: Vec<Option<ListWork>>,
     stats: CompileStats,
     /// What compiling the rest on demand needs, after
     /// [`JitProgram::compile_on_demand`]; `None` otherwise.
@@ -206,6 +212,17 @@ pub struct JitProgram {
     /// Whether the code has entries for on-stack replacement
     /// ([`crate::shared::osr_heads`]).
     pub(crate) osr: bool,
+}
+
+/// [`JitProgram::measured`]: the work of each constant list's initial
+/// contents.
+fn measure_constants(facts: &ListFacts, initial: &Memory) -> Vec<Option<ListWork>> {
+    facts
+        .constant
+        .iter()
+        .enumerate()
+        .map(|(l, &constant)| constant.then(|| ListWork::of(initial.list(l as u32))))
+        .collect()
 }
 
 impl crate::context::BetterCode for JitProgram {
@@ -783,6 +800,7 @@ impl JitProgram {
             max_frame,
             initial: facts.initial.clone(),
             deferred: facts.deferred.clone(),
+            measured: measure_constants(&facts.lists, &facts.initial),
             stats,
             on_demand: None,
             upgrade: None,

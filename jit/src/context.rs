@@ -13,6 +13,7 @@
 //! unwind every compiled frame by plain returns: a callee that stops writes
 //! the record and returns a negative status, and each caller returns it on.
 
+use cvm::intrinsics::ListWork;
 use cvm::module::TextDef;
 use cvm::runtime::ListSlice;
 use cvm::{Host, Memory, Output, TrapKind};
@@ -114,6 +115,9 @@ pub(crate) struct Context<'a> {
     pub output: *mut (dyn Output + 'a),
     /// The module's texts, for `textout`.
     pub texts: &'a [TextDef],
+    /// The work of the lists the program never writes, for the intrinsic
+    /// shim's charge (`JitProgram::measured`).
+    pub measured: &'a [Option<ListWork>],
     /// Where baseline code finds better code for a running frame
     /// (`crate::shims::osr_poll`); `None`: nowhere.
     pub better: Option<&'a dyn BetterCode>,
@@ -204,13 +208,15 @@ pub(crate) mod offsets {
 }
 
 impl<'a> Context<'a> {
-    /// A context for runs of a program whose texts are `texts`, with
+    /// A context for runs of a program whose texts are `texts` and whose
+    /// constant lists' work is `measured` (`JitProgram::measured`), with
     /// `better` code for baseline code's polls and the record of waiting
     /// fills `pending` (null: none). No memory, board, host or output yet
     /// (each run sets them: `crate::instance::Run`), no trap recorded, the
     /// counters at zero.
     pub fn idle(
         texts: &'a [TextDef],
+        measured: &'a [Option<ListWork>],
         better: Option<&'a dyn BetterCode>,
         pending: *mut crate::deferred::Pending,
     ) -> Context<'a> {
@@ -239,6 +245,7 @@ impl<'a> Context<'a> {
             host,
             output,
             texts,
+            measured,
             better,
             payload: None,
             panic: None,

@@ -86,6 +86,7 @@ impl<'j> Kept<'j> {
         let mut kept = Box::new(Kept {
             ctx: Context::idle(
                 &jit.program.module().texts,
+                &jit.measured,
                 Some(better),
                 std::ptr::null_mut(),
             ),
@@ -603,7 +604,7 @@ impl Run<'_> {
         let pending = local
             .as_mut()
             .map_or(std::ptr::null_mut(), |p| p as *mut Pending);
-        let mut ctx = Context::idle(&module.texts, self.better, pending);
+        let mut ctx = Context::idle(&module.texts, &self.jit.measured, self.better, pending);
         ctx.osr = self.osr.map_or(std::ptr::null(), <[i32]>::as_ptr);
         self.enter_with(&mut ctx, memory, advice, host, output, flush)
     }

@@ -123,6 +123,12 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             let piece = l.known(base)?;
             let op = l.known(base + 1)?;
             let els = constant_list(l, base + 3)?;
+            // One test per distinct element: a long list stays a call, so
+            // the code of one instruction stays bounded. (Decided before
+            // anything is charged: the call charges for itself.)
+            if els.len() > MAX_COUNT_TESTS {
+                return None;
+            }
             pay(l, id, base, offset)?;
             let (Some((cs, ks)), Some(cc)) = (sets::piece(piece), compop(op)) else {
                 return Some(konst(l, 0));
@@ -134,11 +140,6 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
             else {
                 return Some(konst(l, 0));
             };
-            // One test per distinct element: a long list stays a call, so
-            // the code of one instruction stays bounded.
-            if masks.len() > MAX_COUNT_TESTS {
-                return None;
-            }
             let n = l.get(base + 2);
             let set = pieces(l, cs, ks);
             let tests: Vec<Value> = dedup(masks)
@@ -465,7 +466,7 @@ fn leaper_control(l: &mut Lower<'_, '_>, cs: u8, ks: u8) -> Option<Value> {
 /// otherwise, and the call is left to the intrinsic shim, which charges it
 /// at run time. The charge comes first, as in the interpreter: out of fuel,
 /// nothing else happens.
-fn pay(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<()> {
+pub(crate) fn pay(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<()> {
     let env = l.env;
     let info = INTRINSICS.get(id as usize)?;
     let args: Vec<Arg<'_>> = (0..info.params.len() as u32)
@@ -480,7 +481,15 @@ fn pay(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<()> {
                     {
                         Arg::List(env.initial.list(list))
                     }
-                    _ => Arg::Unknown,
+                    // Another list's size is known: enough for a cost
+                    // that does not read its contents.
+                    Ok(list) => env
+                        .module
+                        .lists
+                        .get(list as usize)
+                        .and_then(|l| u32::try_from(l.slots()).ok())
+                        .map_or(Arg::Unknown, Arg::Slots),
+                    Err(_) => Arg::Unknown,
                 },
                 (ParamKind::List { .. }, None) | (_, None) => Arg::Unknown,
                 (_, Some(v)) => Arg::Int(v),

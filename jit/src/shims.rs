@@ -33,6 +33,13 @@ pub(crate) const PATTERN_MASK: &str = "che_jit_pattern_mask";
 /// Symbol name of [`osr_poll`].
 pub(crate) const OSR_POLL: &str = "che_jit_osr_poll";
 
+/// Set in the intrinsic number compiled code passes to [`intrinsic`] (and
+/// [`intrinsic_flush`]) when it has charged the call's cost itself, known
+/// when it was compiled: the shim then only runs the intrinsic
+/// ([`cvm::intrinsics::invoke_paid`]) instead of computing the cost from
+/// the arguments. No intrinsic number comes near it.
+pub(crate) const PAID: u32 = 1 << 31;
+
 /// What [`osr_poll`] returns when the frame stays on its code.
 pub(crate) const NOT_SWITCHED: i64 = i64::MIN + 1;
 
@@ -234,11 +241,14 @@ fn charge(ctx: &mut Context<'_>, fuel: i64, cost: u64) -> i64 {
 /// [`SHIM_TRAP`] after storing the error and the fuel left in the context
 /// (out of fuel before the call: nothing was done; after a host service:
 /// its budget was spent; an intrinsic's error: the cost was charged).
+/// With [`PAID`] set in `id` compiled code has charged the cost already,
+/// and `fuel` is what is left after it.
 extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
     // SAFETY: compiled code passes the context pointer it received, which
     // the instance created from a live `Context` that outlives the run and
     // that nothing else accesses while compiled code runs.
     let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    let (id, paid) = (id & !PAID, id & PAID != 0);
     let Some(info) = INTRINSICS.get(id as usize) else {
         ctx.trap_code = trap::SHIM;
         ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
@@ -270,17 +280,17 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
                 &mut *ctx.advice,
             )
         };
-        let result = cvm::intrinsics::invoke(
-            id,
-            &mut Ctx {
-                memory,
-                output,
-                host: &mut *host,
-                advice,
-            },
-            &args[..n],
-            fuel,
-        );
+        let mut call = Ctx {
+            memory,
+            output,
+            host: &mut *host,
+            advice,
+        };
+        let result = if paid {
+            cvm::intrinsics::invoke_paid(id, &mut call, &args[..n], fuel)
+        } else {
+            cvm::intrinsics::invoke_measured(id, &mut call, &args[..n], fuel, ctx.measured)
+        };
         // Inlined pattern code reads the board through the context's
         // pointer. Only a host service has the host mutably
         // (`Host::extension`), so only after one may the host's board view
@@ -321,7 +331,7 @@ extern "C" fn intrinsic_flush(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i
         // from the memory borrowed for the whole run; compiled code is
         // suspended, so these are the only live references.
         let pending = unsafe { ctx.pending.as_mut() };
-        if let (Some(pending), Some(info)) = (pending, INTRINSICS.get(id as usize)) {
+        if let (Some(pending), Some(info)) = (pending, INTRINSICS.get((id & !PAID) as usize)) {
             // SAFETY: see above.
             let memory = unsafe { &mut *ctx.memory };
             let n = info.params.len().min(MAX_PARAMS);

@@ -363,3 +363,83 @@ end;
 ";
     agrees_on_a_moving_host("moving_loop.che", src, 3, 0x10_0b0a_4d5e);
 }
+
+/// Intrinsic calls that compiled code leaves to the shim charge what the
+/// interpreter charges, however their cost is found: known when compiled
+/// (constant arguments, charged in the code), from a constant list's work
+/// measured beforehand (a list parameter), by reading a list the program
+/// writes, or with verbose mode on; and a `CmpNrPcs` whose list is too
+/// long to compile inline is charged once. Under every fuel limit from 0
+/// to the whole run the result, memory, advice table and fuel agree, so
+/// each charge lands on the same call.
+#[test]
+fn shim_calls_charge_what_the_interpreter_charges() {
+    let src = "
+        list ctl[65];
+        procedure Squares(piece, list squares)
+        begin
+          SetSqrs(piece, 5, squares);
+        end;
+        procedure Moves(colour, list moves)
+        begin
+          SetMvs(colour, 7, moves);
+        end;
+        function main()
+        var n, x;
+        begin
+          SetSqrs(wN, 3, e4 d4 e5 d5);
+          Squares(wB, c4 f4 c5 f5);
+          Squares(bQ, d1 d8 .4);
+          Moves(w, e2e4 d2d4 ..f3);
+          n := GetControl(wN, ctl);
+          Squares(wN, ctl);
+          x := CmpNrPcs(wP, >=, 1, a2 b2 c2 d2 e2 f2 g2 h2 a3 b3 c3 d3 e3 f3 g3 h3 a4 b4);
+          SetVerbose(1);
+          Moves(b, e7e5 ..c6);
+          SetMvs(?, 2, d7d5);
+          return 100 * n + x;
+        end;";
+    let compiled = chepp::compile_str("charges.che", src, &chepp::CompileOptions::default());
+    let program = compiled.program.expect("compiles");
+    let jit = JitProgram::compile(&program).expect("compiles");
+    let mut rng = Rng(0x0C4A_96E5);
+    for _ in 0..4 {
+        let board = random_board(&mut rng);
+        let mut interp = Interpreter::new(&program);
+        let whole = interp.call_by_name(
+            "main",
+            &[],
+            &mut BoardHost(board),
+            &mut CollectOutput::default(),
+        );
+        assert!(whole.is_ok(), "{whole:?}");
+        let total = interp.fuel_used();
+        for fuel in 0..=total {
+            let limits = cvm::Limits {
+                fuel: Some(fuel),
+                ..cvm::Limits::default()
+            };
+            let mut interp = Interpreter::new(&program);
+            interp.set_limits(limits);
+            let want = interp.call_by_name(
+                "main",
+                &[],
+                &mut BoardHost(board),
+                &mut CollectOutput::default(),
+            );
+            let mut vm = jit.instance();
+            vm.set_limits(limits);
+            let got = vm.call_by_name(
+                "main",
+                &[],
+                &mut BoardHost(board),
+                &mut CollectOutput::default(),
+            );
+            assert_eq!(got, want, "fuel {fuel}");
+            assert!(vm.ran_compiled());
+            assert_eq!(vm.fuel_used(), interp.fuel_used(), "fuel {fuel}");
+            assert_eq!(vm.memory(), interp.memory(), "fuel {fuel}");
+            assert_eq!(vm.advice(), interp.advice(), "fuel {fuel}");
+        }
+    }
+}

@@ -243,16 +243,20 @@ impl Lower<'_, '_> {
             }
             return;
         }
+        // A cost known now is charged here, before the call as the
+        // interpreter charges it, and the shim is told so; otherwise the
+        // shim charges it, computed from the arguments as the interpreter
+        // computes it. Either way the shim returns the fuel left and the
+        // result comes back in the first argument word.
+        let paid = patterns::pay(self, id, base, offset).is_some();
         let slot = self.args_slot();
         for k in 0..n {
             let v = self.get(base + k);
             self.b.ins().stack_store(PTR, v, slot, (k * 4) as i32);
         }
         let addr = self.b.ins().stack_addr(PTR, slot, 0);
-        let idv = self.b.ins().iconst(types::I32, i64::from(id));
-        // The shim charges the intrinsic's cost, computed from the
-        // arguments as the interpreter computes it, and returns the fuel
-        // left; the result comes back in the first argument word.
+        let flag = if paid { crate::shims::PAID } else { 0 };
+        let idv = self.b.ins().iconst(types::I32, i64::from(id | flag));
         let fuel = self.b.use_var(self.fuel);
         // A deferred list passed to be written has its waiting fill
         // written first (`crate::deferred`).
