@@ -1,18 +1,21 @@
 //! The time of one call of an advice program's leaf hook `Evaluate()`, as
-//! the engine makes it at a node, in a loop over the oracle positions: a
+//! the engine makes it at a node, or of one run of its `main()` as the
+//! engine makes it at the root, in a loop over the oracle positions: a
 //! quick side-by-side for changes to the VMs' call path (`che-lab cost`
 //! measures the same with its other rows and reports).
 //!
 //! ```text
-//! cargo run --release -p che-benches --example hookloop -- BACKEND [PASSES] [PROGRAM]
+//! cargo run --release -p che-benches --example hookloop -- [--main] BACKEND [PASSES] [PROGRAM]
 //! ```
 //!
 //! `BACKEND` is `interp`, `jit`, `auto` or `native` (the bundled
-//! program's twin); `PASSES` (default 4,000) passes over the 240 positions
-//! are timed; `PROGRAM` is a Che++ file with an `Evaluate()` (default: the
-//! bundled program). On the JIT the loop starts once Cranelift's code has
-//! replaced the baseline code. Prints the sum of the values and the
-//! nanoseconds a call.
+//! program's twin); `PASSES` (default 4,000) passes over
+//! the 240 positions are timed; `PROGRAM` is a Che++ file with an
+//! `Evaluate()` (default: the bundled program). With `--main` the loop
+//! runs `main()` (`Session::run_root`: reset, board view, the run, its
+//! printed lines) instead. On the JIT the loop starts once Cranelift's code
+//! has replaced the baseline code. Prints the sum of the values (with
+//! `--main`: of the printed lines) and the nanoseconds a call.
 
 use che_engine::advisor::{Backend, ProgramSource};
 use che_engine::host::AdviceHost;
@@ -29,10 +32,11 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let main = args.next_if(|a| a == "--main").is_some();
     let backend = args
         .next()
-        .ok_or("usage: hookloop BACKEND [PASSES] [PROGRAM]")?;
+        .ok_or("usage: hookloop [--main] BACKEND [PASSES] [PROGRAM]")?;
     let passes: usize = match args.next() {
         Some(n) => n.parse().map_err(|e| format!("passes {n:?}: {e}"))?,
         None => 4000,
@@ -44,6 +48,21 @@ fn run() -> Result<(), String> {
     let mut host = AdviceHost::new(&Position::startpos());
     let (sum, elapsed) = if backend == "native" {
         let mut twin = che_benches::lab::twin::ShannyTwin::default();
+        if main {
+            // The engine's root steps around the twin's `main()`.
+            let mut table = Box::<cvm_chess::advice_table::AdviceTable>::default();
+            return report(
+                time(passes, &positions, |pos| {
+                    host.set_position(pos);
+                    table.clear_written();
+                    let mut lines = 0;
+                    twin.main(host.board_view(), &mut table, &mut |_| lines += 1);
+                    Some(lines)
+                }),
+                passes,
+                positions.len(),
+            );
+        }
         let mut hook = NativeHook {
             advice: &mut twin,
             host: &mut host,
@@ -58,13 +77,38 @@ fn run() -> Result<(), String> {
             .session(backend, &mut host)
             .map_err(|e| e.to_string())?;
         session.run_root(&Position::startpos())?;
-        if !session.has_hook() {
-            return Err("the program has no Evaluate()".into());
+        if main {
+            let mut failed = None;
+            let timed = time(passes, &positions, |pos| match session.run_root(pos) {
+                Ok(run) => i32::try_from(run.output.len()).ok(),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            timed
+        } else {
+            if !session.has_hook() {
+                return Err("the program has no Evaluate()".into());
+            }
+            time(passes, &positions, |pos| session.call_hook(pos))
         }
-        time(passes, &positions, |pos| session.call_hook(pos))
     };
+    report((sum, elapsed), passes, positions.len())
+}
+
+/// Prints the sum and the time of one call of `passes` passes over
+/// `positions` positions.
+fn report(
+    (sum, elapsed): (Option<i64>, Duration),
+    passes: usize,
+    positions: usize,
+) -> Result<(), String> {
     let sum = sum.ok_or("a call gave no value")?;
-    let calls = (passes * positions.len()).max(1) as f64;
+    let calls = (passes * positions).max(1) as f64;
     println!("{sum} {:.2} ns/call", elapsed.as_nanos() as f64 / calls);
     Ok(())
 }
