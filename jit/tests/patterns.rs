@@ -402,17 +402,20 @@ fn shim_calls_charge_what_the_interpreter_charges() {
     let compiled = chepp::compile_str("charges.che", src, &chepp::CompileOptions::default());
     let program = compiled.program.expect("compiles");
     let jit = JitProgram::compile(&program).expect("compiles");
+    // The run's result and output lines.
+    let run = |vm: &mut dyn Vm, board: BoardView| {
+        let mut out = CollectOutput::default();
+        let result = vm.call_by_name("main", &[], &mut BoardHost(board), &mut out);
+        (result, out.lines)
+    };
     let mut rng = Rng(0x0C4A_96E5);
     for _ in 0..4 {
         let board = random_board(&mut rng);
         let mut interp = Interpreter::new(&program);
-        let whole = interp.call_by_name(
-            "main",
-            &[],
-            &mut BoardHost(board),
-            &mut CollectOutput::default(),
-        );
+        let (whole, lines) = run(&mut interp, board);
         assert!(whole.is_ok(), "{whole:?}");
+        // Verbose mode reports the advice it gives.
+        assert!(!lines.is_empty());
         let total = interp.fuel_used();
         for fuel in 0..=total {
             let limits = cvm::Limits {
@@ -421,20 +424,10 @@ fn shim_calls_charge_what_the_interpreter_charges() {
             };
             let mut interp = Interpreter::new(&program);
             interp.set_limits(limits);
-            let want = interp.call_by_name(
-                "main",
-                &[],
-                &mut BoardHost(board),
-                &mut CollectOutput::default(),
-            );
+            let want = run(&mut interp, board);
             let mut vm = jit.instance();
             vm.set_limits(limits);
-            let got = vm.call_by_name(
-                "main",
-                &[],
-                &mut BoardHost(board),
-                &mut CollectOutput::default(),
-            );
+            let got = run(&mut vm, board);
             assert_eq!(got, want, "fuel {fuel}");
             assert!(vm.ran_compiled());
             assert_eq!(vm.fuel_used(), interp.fuel_used(), "fuel {fuel}");

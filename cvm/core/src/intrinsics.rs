@@ -1536,23 +1536,51 @@ mod tests {
         }
     }
 
+    /// A random call: an intrinsic, its list (list 0 of `memory`, of
+    /// `capacity` elements, filled with values of every kind), its other
+    /// arguments and verbose mode.
+    struct RandomCall {
+        id: u32,
+        capacity: u32,
+        memory: Memory,
+        args: Vec<i32>,
+        verbose: bool,
+    }
+
+    fn random_call(next: &mut impl FnMut() -> u64) -> RandomCall {
+        let id = (next() % INTRINSICS.len() as u64) as u32;
+        let info = &INTRINSICS[id as usize];
+        let capacity = (next() % 12) as u32;
+        let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
+        let values = &values[..values.len().min(capacity as usize)];
+        let list = info.list_param();
+        let args: Vec<i32> = (0..info.params.len())
+            .map(|k| if Some(k) == list { 0 } else { value(next()) })
+            .collect();
+        RandomCall {
+            id,
+            capacity,
+            memory: memory(values, capacity),
+            args,
+            verbose: next() % 2 == 0,
+        }
+    }
+
     /// The run-time cost, the cost known before run time and the bound
     /// agree: equal when everything is known, the bound never below.
     #[test]
     fn exact_known_and_bounded_costs_agree() {
         let mut next = xorshift(0xF0E1);
         for _ in 0..20_000 {
-            let id = (next() % INTRINSICS.len() as u64) as u32;
+            let RandomCall {
+                id,
+                capacity,
+                memory: m,
+                args,
+                verbose,
+            } = random_call(&mut next);
             let info = &INTRINSICS[id as usize];
-            let capacity = (next() % 12) as u32;
-            let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
-            let values = &values[..values.len().min(capacity as usize)];
-            let m = memory(values, capacity);
             let list = info.list_param();
-            let args: Vec<i32> = (0..info.params.len())
-                .map(|k| if Some(k) == list { 0 } else { value(next()) })
-                .collect();
-            let verbose = next() % 2 == 0;
             let exact = cost(id, &m, verbose, &args);
             assert!(exact >= 1);
             let known: Vec<Arg<'_>> = (0..args.len())
@@ -1614,24 +1642,22 @@ mod tests {
     fn measured_lists_charge_what_read_lists_charge() {
         let mut next = xorshift(0x3EA5);
         for _ in 0..20_000 {
-            let id = (next() % INTRINSICS.len() as u64) as u32;
+            let RandomCall {
+                id,
+                memory: m,
+                args,
+                verbose,
+                ..
+            } = random_call(&mut next);
             let info = &INTRINSICS[id as usize];
-            let capacity = (next() % 12) as u32;
-            let values: Vec<i32> = (0..next() % 14).map(|_| value(next())).collect();
-            let values = &values[..values.len().min(capacity as usize)];
-            let m = memory(values, capacity);
-            let list = info.list_param();
-            let args: Vec<i32> = (0..info.params.len())
-                .map(|k| if Some(k) == list { 0 } else { value(next()) })
-                .collect();
-            let verbose = next() % 2 == 0;
             let read = cost(id, &m, verbose, &args);
             let measured = [Some(ListWork::of(m.list(0)))];
             assert_eq!(
                 cost_measured(id, &m, verbose, &args, &measured),
                 read,
-                "{} on {values:?}",
-                info.name
+                "{} on {:?}",
+                info.name,
+                m.list(0)
             );
             assert_eq!(cost_measured(id, &m, verbose, &args, &[None]), read);
         }
