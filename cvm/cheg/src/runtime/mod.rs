@@ -208,29 +208,7 @@ impl<'a> ChegHost<'a> {
         if matches!(p, Predefined::Lm | Predefined::Pg) {
             self.meter.add(MOVEGEN_STEPS)?;
         }
-        let v = match p {
-            Predefined::X => Value::Undef,
-            Predefined::Depth => Value::Int(i64::from(self.depth)),
-            Predefined::Lm => Value::set(
-                self.board
-                    .legal_moves()
-                    .iter()
-                    .map(|&m| Board::move_value(m))
-                    .collect(),
-            ),
-            Predefined::Pg => Value::set(
-                self.board
-                    .pawn_groups()
-                    .into_iter()
-                    .map(|g| Value::set(g.into_iter().map(Value::Piece).collect()))
-                    .collect(),
-            ),
-            Predefined::Piece(side, k) => self.board.piece_variables()[usize::from(side) & 1]
-                .get(usize::from(k))
-                .copied()
-                .flatten()
-                .map_or(Value::Undef, Value::Piece),
-        };
+        let v = self.fresh_predefined(p);
         self.meter.nodes(&v, 1)?;
         let h = self.put(v)?;
         if let Some(s) = self.predefined.get_mut(slot) {
@@ -248,6 +226,12 @@ impl<'a> ChegHost<'a> {
         if let Some(Some(h)) = self.predefined.get(p.code() as usize) {
             return self.heap.get(*h).clone();
         }
+        self.fresh_predefined(p)
+    }
+
+    /// The value of predefined variable `p` on this run's position (X:
+    /// undefined), computed anew.
+    fn fresh_predefined(&self, p: Predefined) -> Value {
         match p {
             Predefined::X => Value::Undef,
             Predefined::Depth => Value::Int(i64::from(self.depth)),
