@@ -294,7 +294,6 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
     let list = u32::try_from(l.known(base + 1)?).ok()?;
     let slots = l.env.module.lists.get(list as usize)?.slots();
     let slots = u32::try_from(slots).ok()?;
-    let cost = cost_known(id, &[Arg::Int(arg), Arg::Slots(slots)])?;
     let which = match info.name {
         "GetPcOnSqrs" => None,
         "GetControl" => Some(pattern::CONTROL),
@@ -303,7 +302,7 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
         "GetExchngCtrl" => Some(pattern::EXCHANGE),
         _ => return None,
     };
-    l.charge_n(cost, offset);
+    pay(l, id, base, offset)?;
     let set = match which {
         None => sets::piece(arg).map(|(cs, ks)| pieces(l, cs, ks)),
         Some(pattern::CONTROL) => sets::piece(arg).map(|(cs, ks)| {
