@@ -49,15 +49,10 @@ fn run() -> Result<(), String> {
     let (sum, elapsed) = if backend == "native" {
         let mut twin = che_benches::lab::twin::ShannyTwin::default();
         if main {
-            // The engine's root steps around the twin's `main()`.
             let mut table = Box::<cvm_chess::advice_table::AdviceTable>::default();
             return report(
                 time(passes, &positions, |pos| {
-                    host.set_position(pos);
-                    table.clear_written();
-                    let mut lines = 0;
-                    twin.main(host.board_view(), &mut table, &mut |_| lines += 1);
-                    Some(lines)
+                    i32::try_from(twin.run_root(&mut host, &mut table, pos).len()).ok()
                 }),
                 passes,
                 positions.len(),

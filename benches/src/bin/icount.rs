@@ -285,11 +285,7 @@ fn root(backend: &str) -> Result<(), String> {
     // The twin's root steps on `pos`: the number of lines it printed.
     let twin_root =
         |twin: &mut ShannyTwin, host: &mut AdviceHost, table: &mut AdviceTable, pos: &Position| {
-            host.set_position(pos);
-            table.clear_written();
-            let mut lines: Vec<String> = Vec::new();
-            twin.main(host.board_view(), table, &mut |l| lines.push(l.to_string()));
-            lines.len() as i64
+            twin.run_root(host, table, pos).len() as i64
         };
     let mut twin = ShannyTwin::default();
     let mut host = AdviceHost::new(&Position::startpos());

@@ -131,6 +131,24 @@ impl Default for ShannyTwin {
 fn quiet(_: &str) {}
 
 impl ShannyTwin {
+    /// `main()` with the steps the engine takes around it at the root of a
+    /// search, as a VM session's `run_root` takes them: `host` set to
+    /// `pos`, `table` cleared (in proportion to what the last run wrote,
+    /// as the VMs' reset does), the run, its printed lines collected.
+    #[inline]
+    pub fn run_root(
+        &self,
+        host: &mut AdviceHost,
+        table: &mut AdviceTable,
+        pos: &Position,
+    ) -> Vec<String> {
+        host.set_position(pos);
+        table.clear_written();
+        let mut lines: Vec<String> = Vec::new();
+        self.main(host.board_view(), table, &mut |l| lines.push(l.to_string()));
+        lines
+    }
+
     /// `main()`: the advice for `b` into `table`; printed lines to `out`.
     pub fn main(&self, b: &BoardView, table: &mut AdviceTable, out: &mut dyn FnMut(&str)) {
         match phase(b) {

@@ -244,13 +244,7 @@ fn time_native(function: &str, positions: &[Position], passes: usize) -> (i64, u
     } else if function == "main" {
         let mut table = Box::<AdviceTable>::default();
         let mut root = |pos: &Position, table: &mut AdviceTable| {
-            // The engine's root steps: board view, a cleared table (reset in proportion to
-            // what the last run wrote, as the VMs' reset does), the program, its lines.
-            host.set_position(pos);
-            table.clear_written();
-            let mut lines: Vec<String> = Vec::new();
-            twin.main(host.board_view(), table, &mut |l| lines.push(l.to_string()));
-            std::hint::black_box(lines);
+            std::hint::black_box(twin.run_root(&mut host, table, pos));
         };
         for pos in positions {
             root(pos, &mut table);
