@@ -113,6 +113,11 @@ pub struct IntrinsicInfo {
     /// the call is evaluated when the optimizer has folded a constant list
     /// into one square mask (`pat.all` / `pat.any`).
     pub fold: Option<Fold>,
+    /// For `Get` forms that fill their list with the squares of one
+    /// square set: that set for the scalar argument (piece or colour),
+    /// empty for an invalid one. The call writes these squares, ascending,
+    /// exactly as [`IntrinsicInfo::func`] does.
+    pub squares: Option<fn(&BoardView, i32) -> u64>,
     /// The fuel a call charges (see [`cost`]).
     pub cost: Cost,
     /// Where [`cost`] finds the arguments it reads.
@@ -187,6 +192,11 @@ impl IntrinsicInfo {
         self.fold = Some(Fold { func, or_form });
         self
     }
+
+    const fn fills(mut self, squares: fn(&BoardView, i32) -> u64) -> Self {
+        self.squares = Some(squares);
+        self
+    }
 }
 
 const fn p(name: &'static str, kind: ParamKind) -> Param {
@@ -224,6 +234,7 @@ const fn intr(
         func,
         doc,
         fold: None,
+        squares: None,
         cost,
         shape: Shape::of(params, &cost),
     }
@@ -284,7 +295,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the piece stands on one of the listed squares.").folds(pattern::pc_on_sqrs_mask, true),
     intr("GetPcOnSqrs", PIECE_SQUARES_OUT, true, calls::get_pc_on_sqrs,
         fuel(3, &[t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares the piece stands on; returns their number."),
+        "Fills the list with the squares the piece stands on; returns their number.").fills(calls::pc_on_sqrs_squares),
     intr("CmpNrPcs", &[p("piece", PIECE), p("op", COMPOP), p("number", INT), p("squares", list(E::Square))], true,
         calls::cmp_nr_pcs,
         fuel(2, &[t(Slots, One, 8, 3)]),
@@ -298,7 +309,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if a doubled pawn of the colour stands on one of the listed squares.").folds(pattern::dbl_pwns_mask, true),
     intr("GetDblPwns", COLOUR_SQUARES_OUT, true, calls::get_dbl_pwns,
         fuel(4, &[t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares of the colour's doubled pawns; returns their number."),
+        "Fills the list with the squares of the colour's doubled pawns; returns their number.").fills(calls::dbl_pwns_squares),
     // IV.2.e
     intr("POnLine", PAWN_LINES, true, calls::p_on_line,
         fuel(2, &[t(Slots, One, 8, 2)]),
@@ -318,7 +329,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if a passed pawn of the colour stands on one of the listed squares.").folds(pattern::passed_mask, true),
     intr("GetPassed", COLOUR_SQUARES_OUT, true, calls::get_passed,
         fuel(2, &[t(Call, Colours, 1, PASSED), t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares of the colour's passed pawns; returns their number."),
+        "Fills the list with the squares of the colour's passed pawns; returns their number.").fills(calls::passed_squares),
     // IV.2.g
     intr("Control", PIECE_SQUARES, true, calls::control,
         fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Slots, One, 8, 2)]),
@@ -328,7 +339,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the piece can capture on one of the listed squares in one pseudo-legal move.").folds(pattern::control_mask, true),
     intr("GetControl", PIECE_SQUARES_OUT, true, calls::get_control,
         fuel(3, &[t(Call, Movers, 1, ATTACKS), t(Out(65), One, 16, 1)]),
-        "Fills the list with every square the piece controls; returns their number."),
+        "Fills the list with every square the piece controls; returns their number.").fills(calls::control_squares),
     // IV.2.h
     intr("ExchngCtrl", COLOUR_SQUARES, true, calls::exchng_ctrl,
         fuel(2, &[t(Call, Colours, 1, REACH), t(Union, Colours, 1, EXCHANGE), t(Slots, One, 8, 2)]),
@@ -338,7 +349,7 @@ pub const INTRINSICS: &[IntrinsicInfo] = &[
         "True if the colour (both colours for ?) has exchange control over one of the listed squares.").folds(pattern::exchng_ctrl_mask, true),
     intr("GetExchngCtrl", COLOUR_SQUARES_OUT, true, calls::get_exchng_ctrl,
         fuel(2, &[t(Call, Colours, 1, REACH + 64 * EXCHANGE), t(Out(65), One, 16, 1)]),
-        "Fills the list with the squares the colour has exchange control over; returns their number."),
+        "Fills the list with the squares the colour has exchange control over; returns their number.").fills(calls::exchng_ctrl_squares),
     // IV.3.b
     intr("NxtSqr", &[p("square", SQUARE)], true, calls::nxt_sqr,
         fuel(1, &[]),

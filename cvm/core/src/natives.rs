@@ -74,7 +74,7 @@ fn fill(memory: &mut Memory, id: i32, values: &[i32]) -> R {
 /// Fills list `id` with the squares of `set`, ascending, and the end
 /// marker, as [`fill`] would with them (the same overflow check), written
 /// straight into the list.
-fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
+pub(crate) fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
     let n = set.count_ones() as usize;
     let range = slot_range(memory, id)?;
     let list = &mut memory.heap[range];
@@ -145,14 +145,8 @@ fn square_test(
     })))
 }
 
-/// A square-set pattern in `Get` form.
-fn square_get(ctx: &mut Ctx<'_>, list: i32, set: impl FnOnce(&BoardView, u64) -> Option<u64>) -> R {
-    let set = set(board(&*ctx.host), u64::MAX).unwrap_or(0);
-    fill_squares(ctx.memory, list, set)
-}
-
 macro_rules! square_pattern {
-    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, |$b:ident, $w:ident, $x:ident| $set:expr) => {
+    ($(#[$m:meta])* $and:ident, $or:ident, $get:ident, $squares:ident, |$b:ident, $w:ident, $x:ident| $set:expr) => {
         $(#[$m])*
         pub(crate) fn $and(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
@@ -166,27 +160,51 @@ macro_rules! square_pattern {
         $(#[$m])*
         pub(crate) fn $get(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
             let &[$x, list] = args else { return Err(bad_args()) };
-            square_get(ctx, list, |$b, $w| $set)
+            fill_squares(ctx.memory, list, $squares(board(&*ctx.host), $x))
+        }
+        /// The squares the `Get` form writes for its scalar argument
+        /// (none for an invalid one).
+        pub(crate) fn $squares($b: &BoardView, $x: i32) -> u64 {
+            let $w = u64::MAX;
+            let set: Option<u64> = $set;
+            set.unwrap_or(0)
         }
     };
 }
 
-square_pattern!(pc_on_sqrs, or_pc_on_sqrs, get_pc_on_sqrs, |b, _w, piece| {
-    sets::piece(piece).map(|_| pattern::piece_set(b, piece))
-});
-square_pattern!(dbl_pwns, or_dbl_pwns, get_dbl_pwns, |b, _w, colour| {
-    sets::colours(colour).map(|_| pattern::doubled_pawns(b, colour))
-});
-square_pattern!(passed, or_passed, get_passed, |b, _w, colour| {
-    sets::colours(colour).map(|_| pattern::passed_pawns(b, colour))
-});
-square_pattern!(control, or_control, get_control, |b, _w, piece| {
-    sets::piece(piece).map(|_| pattern::control(b, piece))
-});
+square_pattern!(
+    pc_on_sqrs,
+    or_pc_on_sqrs,
+    get_pc_on_sqrs,
+    pc_on_sqrs_squares,
+    |b, _w, piece| { sets::piece(piece).map(|_| pattern::piece_set(b, piece)) }
+);
+square_pattern!(
+    dbl_pwns,
+    or_dbl_pwns,
+    get_dbl_pwns,
+    dbl_pwns_squares,
+    |b, _w, colour| { sets::colours(colour).map(|_| pattern::doubled_pawns(b, colour)) }
+);
+square_pattern!(
+    passed,
+    or_passed,
+    get_passed,
+    passed_squares,
+    |b, _w, colour| { sets::colours(colour).map(|_| pattern::passed_pawns(b, colour)) }
+);
+square_pattern!(
+    control,
+    or_control,
+    get_control,
+    control_squares,
+    |b, _w, piece| { sets::piece(piece).map(|_| pattern::control(b, piece)) }
+);
 square_pattern!(
     exchng_ctrl,
     or_exchng_ctrl,
     get_exchng_ctrl,
+    exchng_ctrl_squares,
     |b, within, colour| {
         sets::colours(colour).map(|_| pattern::exchange_control_within(b, colour, within))
     }

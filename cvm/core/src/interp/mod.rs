@@ -46,7 +46,7 @@ use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
 use cvm_chess::pattern::Mode;
-use op::{Aux, Frame, FuncMeta, Ix, Ix3, Op, Reg, Scan};
+use op::{Aux, Frame, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
 use translate::{translate, Form, Head, Translation};
 
 /// Receives the code offset of every instruction the interpreter executes
@@ -269,6 +269,15 @@ pub struct Interpreter<'p> {
     fuel_used: u64,
     /// The code offset of the last error a [`CallHook`] reported.
     hook_offset: u32,
+    /// The embedder had the memory since the last call or reset: the next
+    /// call checks its layout (refused when it changed) and the lists the
+    /// fast form's charges were worked out from
+    /// ([`Translation::reads_lists`]).
+    memory_touched: bool,
+    /// The fast form, set aside while one of those lists differs from its
+    /// initial contents: [`Interpreter::fast`] is then a plain form, which
+    /// works every charge out as the call runs.
+    parked: Option<Box<Translation>>,
 }
 
 impl<'p> Interpreter<'p> {
@@ -287,6 +296,8 @@ impl<'p> Interpreter<'p> {
             limits: Limits::default(),
             fuel_used: 0,
             hook_offset: 0,
+            memory_touched: false,
+            parked: None,
         }
     }
 
@@ -327,9 +338,33 @@ impl<'p> Interpreter<'p> {
     }
 
     /// The memory and the advice table at once, mutably (for a backend that
-    /// runs calls on the interpreter's state, [`crate::dispatch`]).
+    /// runs calls on the interpreter's state, [`crate::dispatch`]); the next
+    /// call checks the memory as after [`Vm::memory_mut`].
     pub fn memory_and_advice_mut(&mut self) -> (&mut Memory, &mut AdviceTable) {
+        self.memory_touched = true;
         (&mut self.memory, &mut self.advice)
+    }
+
+    /// After the embedder had the memory: runs the fast form while the
+    /// lists its charges were worked out from hold their initial contents,
+    /// a plain form otherwise.
+    #[cold]
+    #[inline(never)]
+    fn check_lists(&mut self) {
+        let fast = self.parked.as_deref().unwrap_or(&self.fast);
+        let changed = fast
+            .reads_lists
+            .iter()
+            .any(|&l| self.memory.list(l) != self.initial.list(l));
+        match (changed, self.parked.take()) {
+            (true, None) => {
+                let plain = translate(self.program, Form::Plain);
+                self.parked = Some(Box::new(std::mem::replace(&mut self.fast, plain)));
+            }
+            (true, Some(fast)) => self.parked = Some(fast),
+            (false, Some(fast)) => self.fast = *fast,
+            (false, None) => {}
+        }
     }
 
     /// A call with `hook` watching every executed instruction: checks the
@@ -344,6 +379,21 @@ impl<'p> Interpreter<'p> {
     ) -> Result<Completion, RuntimeError> {
         let module = self.program.module();
         check_call_args(module, func, args)?;
+        if self.memory_touched {
+            // The dispatch loop indexes the list table and the heap as the
+            // module laid them out.
+            if !self.memory.same_layout(&self.initial) {
+                return Err(RuntimeError {
+                    kind: TrapKind::BadCall(
+                        "the instance memory no longer has the module's layout".into(),
+                    ),
+                    offset: 0,
+                    pos: None,
+                });
+            }
+            self.memory_touched = false;
+            self.check_lists();
+        }
         if P::ENABLED && self.plain.is_none() {
             self.plain = Some(Box::new(translate(self.program, Form::Plain)));
         }
@@ -381,6 +431,7 @@ impl<'p> Interpreter<'p> {
 
     /// The dispatch loop. On error returns the kind and the index of the
     /// failing op.
+    #[inline(never)]
     fn execute<P: Hook>(
         &mut self,
         start_pc: usize,
@@ -1354,37 +1405,85 @@ impl<'p> Interpreter<'p> {
                 }
                 Op::RetAdd { a, b } => return_value!(r!(a).wrapping_add(r!(b))),
                 Op::RetV { src } => return_value!(r!(src)),
-                Op::Intr { id, base } => {
-                    let info = &INTRINSICS[id as usize];
-                    let n = info.params.len();
-                    let mut args = [0i32; crate::intrinsics::MAX_PARAMS];
-                    for (i, a) in args.iter_mut().enumerate().take(n) {
-                        *a = r!(base as usize + i);
-                    }
-                    // The work the call will do is charged before it
-                    // starts, a host service's after it (as the JIT's
-                    // shim does, through the same function).
-                    let mut ctx = Ctx {
-                        memory,
-                        output,
-                        host,
-                        advice,
-                    };
-                    merge!();
-                    let done = crate::intrinsics::invoke(id, &mut ctx, &args[..n], fuel);
-                    lists = memory.lists.as_ptr();
-                    heap = memory.heap.as_mut_ptr();
-                    match done {
-                        Ok((v, left)) => {
-                            fuel = left;
-                            split!();
-                            if info.returns {
-                                set!(base, v);
+                Op::Intr { base, aux: x } => {
+                    let k = aux!(x);
+                    match k.inc {
+                        Known::GET => {
+                            charge!(pc!() - 1, u64::from(k.fuel));
+                            let squares = INTRINSICS[k.target as usize].squares;
+                            let board = host.board().unwrap_or(&BoardView::EMPTY);
+                            let mut rest = squares.map_or(0, |f| f(board, k.a as i32));
+                            // SAFETY: `k.b` is the verified operand of an `lref`.
+                            let s = unsafe { *lists.add(k.b as usize) };
+                            let n = rest.count_ones();
+                            // The squares and the end marker must fit, or
+                            // nothing is written (as the intrinsic checks).
+                            if n >= s.slots {
+                                break 'run Err((
+                                    TrapKind::ListOverflow {
+                                        needed: n,
+                                        capacity: s.slots.saturating_sub(1),
+                                    },
+                                    pc!() - 1,
+                                ));
                             }
+                            let mut at = s.base as usize;
+                            while rest != 0 {
+                                // SAFETY: `at` < base + n < base + slots.
+                                heap!(at) = rest.trailing_zeros() as i32;
+                                rest &= rest - 1;
+                                at += 1;
+                            }
+                            // SAFETY: `at` = base + n < base + slots.
+                            heap!(at) = LIST_END;
+                            set!(base, n as i32);
                         }
-                        Err((kind, left)) => {
-                            fuel = left;
-                            break 'run Err((kind, pc!() - 1));
+                        Known::KING => {
+                            charge!(pc!() - 1, u64::from(k.fuel));
+                            let board = host.board().unwrap_or(&BoardView::EMPTY);
+                            let mask = u64::from(k.b) | u64::from(k.target) << 32;
+                            let hit = cvm_chess::pattern::king_pos_mask(board, k.a as i32, mask);
+                            set!(base, i32::from(hit));
+                        }
+                        form => {
+                            charge!(pc!() - 1, u64::from(k.fuel));
+                            let id = k.a;
+                            let info = &INTRINSICS[id as usize];
+                            let n = info.params.len();
+                            let mut args = [0i32; crate::intrinsics::MAX_PARAMS];
+                            for (i, a) in args.iter_mut().enumerate().take(n) {
+                                *a = r!(base as usize + i);
+                            }
+                            // A `Known::COST` call's work is charged before it
+                            // starts, a host service's after it (as the JIT's
+                            // shim does, through the same function).
+                            let mut ctx = Ctx {
+                                memory,
+                                output,
+                                host,
+                                advice,
+                            };
+                            merge!();
+                            let done = if form == Known::CALL {
+                                crate::intrinsics::invoke_paid(id, &mut ctx, &args[..n], fuel)
+                            } else {
+                                crate::intrinsics::invoke(id, &mut ctx, &args[..n], fuel)
+                            };
+                            lists = memory.lists.as_ptr();
+                            heap = memory.heap.as_mut_ptr();
+                            match done {
+                                Ok((v, left)) => {
+                                    fuel = left;
+                                    split!();
+                                    if info.returns {
+                                        set!(base, v);
+                                    }
+                                }
+                                Err((kind, left)) => {
+                                    fuel = left;
+                                    break 'run Err((kind, pc!() - 1));
+                                }
+                            }
                         }
                     }
                 }
@@ -1437,6 +1536,7 @@ impl Vm for Interpreter<'_> {
     }
 
     fn memory_mut(&mut self) -> &mut Memory {
+        self.memory_touched = true;
         &mut self.memory
     }
 
@@ -1452,6 +1552,10 @@ impl Vm for Interpreter<'_> {
 
     fn reset(&mut self) {
         self.memory.reset_to(&self.initial);
+        self.memory_touched = false;
+        if let Some(fast) = self.parked.take() {
+            self.fast = *fast;
+        }
         self.advice.clear_written();
     }
 

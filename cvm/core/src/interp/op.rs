@@ -508,9 +508,13 @@ pub(super) enum Op {
     RetV {
         src: Reg,
     },
+    /// An intrinsic call: `aux[aux]` holds its form ([`Known`], in `inc`),
+    /// the form's operands and the charge the translation worked out
+    /// (`fuel`); the arguments lie side by side from `base`, and the result
+    /// goes to `base`.
     Intr {
-        id: u32,
         base: Reg,
+        aux: u32,
     },
     Write {
         r: Reg,
@@ -657,4 +661,23 @@ pub(super) struct Frame {
     /// How far above the caller's frame base the callee's frame starts (in
     /// registers): the caller's `fp` is the callee's less this.
     pub base: u32,
+}
+
+/// The forms of an [`Op::Intr`], in its [`Aux::inc`].
+pub(super) struct Known;
+
+impl Known {
+    /// The intrinsic `a`, its charge worked out from the arguments as the
+    /// call runs.
+    pub const COST: u32 = 3;
+    /// The intrinsic `a`, called with the arguments in the registers,
+    /// charging the translation's charge.
+    pub const CALL: u32 = 0;
+    /// A `Get` form of one square set ([`crate::intrinsics::IntrinsicInfo::squares`]):
+    /// intrinsic `target`, scalar argument `a`, list `b`; the call writes
+    /// the squares itself.
+    pub const GET: u32 = 1;
+    /// `KingPos` of colour `a` as one mask test, the mask's low and high
+    /// words in `b` and `target`.
+    pub const KING: u32 = 2;
 }

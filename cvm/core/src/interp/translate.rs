@@ -18,9 +18,10 @@
 //! The plain translation ([`Form::Plain`]) emits one op per executed CVM
 //! instruction (what a profile of CVM instructions counts).
 
-use super::op::{Aux, FuncMeta, Ix, Ix3, Op, Reg, Scan};
-use crate::intrinsics::INTRINSICS;
+use super::op::{Aux, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
+use crate::intrinsics::{cost_known, Arg, ParamKind, INTRINSICS};
 use crate::isa::{Flow, Opcode, Rel};
+use crate::runtime::Memory;
 use crate::verify::{InstrInfo, Program};
 use std::collections::{HashMap, HashSet};
 
@@ -48,6 +49,10 @@ pub(super) struct Translation {
     /// hold the whole CVM state, by op index: where a back edge can hand
     /// its frame to another backend (`crate::dispatch::LoopSite`).
     pub heads: Vec<Head>,
+    /// The lists whose initial contents fixed a charge of an
+    /// [`Op::Intr`] (constant lists, [`crate::analysis::ListFacts`]):
+    /// while the embedder leaves them alone, the charges hold.
+    pub reads_lists: Vec<u32>,
 }
 
 /// A loop header of [`Translation::heads`].
@@ -100,6 +105,16 @@ struct Emit<'t> {
     fast: bool,
     /// Stores of 0 that change nothing ([`zero_stores`]).
     zero_stores: &'t HashSet<u32>,
+    /// What calls of intrinsics may take from the module's lists
+    /// ([`Form::Fast`] only).
+    lists: Option<&'t KnownLists>,
+}
+
+/// The module's lists as the translation of intrinsic calls sees them:
+/// which ones only the embedder can change, and their initial contents.
+struct KnownLists {
+    facts: crate::analysis::ListFacts,
+    initial: Memory,
 }
 
 /// A compare-and-branch whose backward-jump charge does not fit the 16
@@ -117,6 +132,13 @@ struct FarBranch {
 }
 
 impl Emit<'_> {
+    /// Removes the op just emitted (its value is taken over by the next).
+    fn unemit(&mut self) {
+        self.out.code.pop();
+        self.out.origin.pop();
+        self.out.back_fuel.pop();
+    }
+
     fn op(&mut self, op: Op) {
         if let Op::Mov { dst, src } = op {
             if self.merge_mov(dst, src) {
@@ -312,6 +334,15 @@ impl Emit<'_> {
         self.out.aux.len() as u32 - 1
     }
 
+    /// The [`Aux`] entry of an [`Op::Intr`] of `form` charging `cost`,
+    /// with its operands `a`, `b`, `target`.
+    fn known(&mut self, form: u32, cost: u32, [a, b, target]: [u32; 3]) -> u32 {
+        let x = self.aux(a, b, target);
+        self.out.aux[x as usize].inc = form;
+        self.out.aux[x as usize].fuel = cost;
+        x
+    }
+
     /// The register of stack slot `i`.
     fn slot(&self, i: usize) -> Reg {
         (self.slots + i as u32) as Reg
@@ -414,7 +445,12 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
         back_fuel: Vec::new(),
         funcs: Vec::with_capacity(module.functions.len()),
         heads: Vec::new(),
+        reads_lists: Vec::new(),
     };
+    let lists = (form == Form::Fast).then(|| KnownLists {
+        facts: crate::analysis::list_facts(program),
+        initial: Memory::new(module),
+    });
     for (index, (f, info)) in module
         .functions
         .iter()
@@ -455,6 +491,7 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
             barrier_at: 0,
             fast: form == Form::Fast,
             zero_stores: &zero_stores,
+            lists: lists.as_ref(),
         };
         let instrs = &info.instrs;
         let mut k = 0;
@@ -1333,6 +1370,7 @@ fn instruction(
             e.op(Op::RetV { src });
         }
         Opcode::RetVL => e.op(Op::RetV { src: ops[0] as Reg }),
+        Opcode::Intr if known_intrinsic(e, ops[0]) => {}
         Opcode::Intr => {
             let intrinsic = &INTRINSICS[ops[0] as usize];
             let params = intrinsic.params.len();
@@ -1341,7 +1379,8 @@ fn instruction(
                 e.materialize(j);
             }
             let base = e.slot(n - params);
-            e.op(Op::Intr { id: ops[0], base });
+            let aux = e.known(Known::COST, 0, [ops[0], 0, 0]);
+            e.op(Op::Intr { base, aux });
             e.vals.truncate(n - params);
             if intrinsic.returns {
                 e.push_slot();
@@ -1354,6 +1393,148 @@ fn instruction(
         Opcode::TextOut => e.op(Op::TextOut { text: ops[0] }),
     }
     0
+}
+
+/// A call of intrinsic `id` (its arguments the top values) whose charge
+/// its constant arguments fix, translated as an [`Op::Intr`] with that
+/// charge: a [`Known::GET`] for a `Get` form of one square set with a
+/// constant argument and a list `lref` just made (that list's reference is
+/// then never written), a [`Known::KING`] for `KingPos` on a constant list
+/// of board sides, a [`Known::CALL`] otherwise. False, with nothing emitted, when the charge
+/// is not known here (the call is a [`Known::COST`]).
+fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
+    let (Some(lists), Some(info)) = (e.lists, INTRINSICS.get(id as usize)) else {
+        return false;
+    };
+    let params = info.params.len();
+    let n = e.vals.len();
+    if n < params {
+        return false;
+    }
+    // The list reference the op just emitted wrote into the top slot, in
+    // this straight-line stretch.
+    let made = match e.out.code.last() {
+        Some(&Op::LRef { dst, list })
+            if e.out.code.len() > e.barrier && n > 0 && dst == e.slot(n - 1) =>
+        {
+            (e.vals[n - 1] == Val::Slot).then_some(list)
+        }
+        _ => None,
+    };
+    let mut reads = None;
+    let args: Vec<Arg<'_>> = info
+        .params
+        .iter()
+        .enumerate()
+        .map(|(j, p)| {
+            let at = n - params + j;
+            match (p.kind, e.vals[at]) {
+                (ParamKind::List { .. }, _) => match made.filter(|_| at == n - 1) {
+                    Some(l) if lists.facts.constant.get(l as usize) == Some(&true) => {
+                        reads = Some(l);
+                        Arg::List(lists.initial.list(l))
+                    }
+                    Some(l) => lists
+                        .initial
+                        .lists
+                        .get(l as usize)
+                        .map_or(Arg::Unknown, |s| Arg::Slots(s.slots)),
+                    None => Arg::Unknown,
+                },
+                (_, Val::Const(v)) => Arg::Int(v),
+                _ => Arg::Unknown,
+            }
+        })
+        .collect();
+    let Some(cost) = cost_known(id, &args).and_then(|c| u32::try_from(c).ok()) else {
+        return false;
+    };
+    // Whether the charge read the list's contents or only its size.
+    if let Some(l) = reads {
+        let sized: Vec<Arg<'_>> = args
+            .iter()
+            .map(|a| match a {
+                Arg::List(slots) => Arg::Slots(slots.len() as u32),
+                a => *a,
+            })
+            .collect();
+        if cost_known(id, &sized).is_none() && !e.out.reads_lists.contains(&l) {
+            e.out.reads_lists.push(l);
+        }
+    }
+    // `KingPos` on a constant list of board sides: one mask test, which
+    // the list's contents decide.
+    if let (Some(l), [Arg::Int(colour), Arg::List(slots)]) = (reads, args.as_slice()) {
+        let or_form = match info.name {
+            "KingPos" => Some(false),
+            "orKingPos" => Some(true),
+            _ => None,
+        };
+        if let Some(mask) = or_form.and_then(|or_form| king_mask(or_form, *colour, slots)) {
+            let colour = *colour as u32;
+            if !e.out.reads_lists.contains(&l) {
+                e.out.reads_lists.push(l);
+            }
+            e.unemit();
+            let base = e.slot(n - 2);
+            let aux = e.known(
+                Known::KING,
+                cost,
+                [colour, mask as u32, (mask >> 32) as u32],
+            );
+            e.op(Op::Intr { base, aux });
+            e.vals.truncate(n - 2);
+            e.push_slot();
+            return true;
+        }
+    }
+    if let (Some(_), Some(list), [Arg::Int(arg), _]) = (info.squares, made, args.as_slice()) {
+        let arg = *arg as u32;
+        e.unemit();
+        let base = e.slot(n - 2);
+        let aux = e.known(Known::GET, cost, [arg, list, id]);
+        e.op(Op::Intr { base, aux });
+        e.vals.truncate(n - 2);
+        e.push_slot();
+        return true;
+    }
+    for j in n - params..n {
+        e.materialize(j);
+    }
+    let base = e.slot(n - params);
+    let aux = e.known(Known::CALL, cost, [id, 0, 0]);
+    e.op(Op::Intr { base, aux });
+    e.vals.truncate(n - params);
+    if info.returns {
+        e.push_slot();
+    }
+    true
+}
+
+/// The squares a king of `colour` must stand inside for `KingPos` (and
+/// form) or `orKingPos` (`or_form`) on a list with these slots to hold,
+/// when that is one mask: a valid colour and a non-empty list of board
+/// sides, every one of them for the and form (the king inside each side is
+/// the king inside their intersection), one side however often listed for
+/// the or form. `None` otherwise.
+fn king_mask(or_form: bool, colour: i32, slots: &[i32]) -> Option<u64> {
+    use cvm_chess::sets;
+    sets::colours(colour)?;
+    let n = slots
+        .iter()
+        .position(|&v| v == crate::runtime::LIST_END)
+        .unwrap_or(slots.len());
+    let mut masks = slots[..n]
+        .iter()
+        .map(|&e| sets::side_files(e).map(sets::files_mask));
+    let first = masks.next()??;
+    masks.try_fold(first, |acc, m| {
+        let m = m?;
+        match or_form {
+            false => Some(acc & m),
+            true => (m == acc).then_some(acc),
+        }
+    })
 }
 
 /// A for-in step (`i`, with `next` the instructions after it); `inc`: the

@@ -1,0 +1,374 @@
+//! Intrinsic calls whose arguments the interpreter's translation knows: a
+//! charge fixed by constant arguments, a `Get` form computing and writing
+//! its squares itself, `KingPos` on a constant list of board sides as one
+//! mask test. On boards of every kind, the form that runs and the plain
+//! form of profiled runs (every charge worked out as the call runs) agree
+//! on the result, the error and its code offset, the fuel spent and the
+//! memory, under fuel limits around every charge; and when the embedder
+//! changes a list a charge or a test was worked out from, calls follow the
+//! list's new contents until a reset.
+
+use cvm::{asm, CollectOutput, Host, Interpreter, Limits, Program, Vm};
+use cvm_chess::board::BoardView;
+use cvm_chess::lit;
+use proptest::prelude::*;
+
+struct BoardHost(BoardView);
+
+impl Host for BoardHost {
+    fn board(&self) -> Option<&BoardView> {
+        Some(&self.0)
+    }
+}
+
+struct Quiet;
+
+impl cvm::interp::Profiler for Quiet {
+    fn step(&mut self, _: u32) {}
+}
+
+fn main_of(program: &Program) -> u32 {
+    program
+        .module()
+        .functions
+        .iter()
+        .position(|f| f.name == "main")
+        .expect("main") as u32
+}
+
+/// Everything a call of `main()` shows on `vm`, as text.
+fn call(vm: &mut Interpreter<'_>, board: &BoardView, profiled: bool) -> String {
+    let main = main_of(vm.program());
+    let mut host = BoardHost(*board);
+    let mut out = CollectOutput::default();
+    let result = if profiled {
+        vm.call_profiled(main, &[], &mut host, &mut out, &mut Quiet)
+    } else {
+        vm.call(main, &[], &mut host, &mut out)
+    };
+    let result = match result {
+        Ok(c) => format!("{c:?}"),
+        Err(e) => format!("{:?} at {}", e.kind, e.offset),
+    };
+    format!(
+        "{result}; output {:?}; fuel {}; memory {:?}",
+        out.lines,
+        vm.fuel_used(),
+        vm.memory()
+    )
+}
+
+fn run(program: &Program, board: &BoardView, fuel: Option<u64>, profiled: bool) -> String {
+    let mut vm = Interpreter::new(program);
+    vm.set_limits(Limits {
+        fuel,
+        ..Limits::default()
+    });
+    call(&mut vm, board, profiled)
+}
+
+/// Runs `source` on both forms on `board`, unlimited and under fuel limits
+/// around what it spends (every limit for short runs); returns the
+/// unlimited run's account.
+fn agree(source: &str, board: &BoardView) -> String {
+    let module = asm::assemble(source).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let program = Program::new(module).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let fast = run(&program, board, None, false);
+    assert_eq!(
+        fast,
+        run(&program, board, None, true),
+        "unlimited\n{source}"
+    );
+    let mut vm = Interpreter::new(&program);
+    let _ = call(&mut vm, board, false);
+    let spent = vm.fuel_used();
+    let limits: Vec<u64> = if spent <= 200 {
+        (0..=spent).collect()
+    } else {
+        let mut l: Vec<u64> = (0..40).chain(spent - 40..=spent).collect();
+        l.extend((40..spent - 40).step_by(97));
+        l
+    };
+    for fuel in limits {
+        assert_eq!(
+            run(&program, board, Some(fuel), false),
+            run(&program, board, Some(fuel), true),
+            "fuel {fuel}\n{source}"
+        );
+    }
+    fast
+}
+
+fn piece(name: &str) -> i32 {
+    lit::parse_piece(name).expect("piece")
+}
+
+fn side(name: &str) -> i32 {
+    let i = lit::SIDE_NAMES
+        .iter()
+        .position(|&s| s == name)
+        .expect("side");
+    lit::SIDE_BASE + i as i32
+}
+
+fn square(name: &str) -> i32 {
+    lit::parse_square(name).expect("square")
+}
+
+/// A `Get` call of `name` on `arg` into a list of `capacity`, then a
+/// second call into the same list, the two counts summed.
+fn get_program(name: &str, arg: i32, capacity: u32, second: i32) -> String {
+    format!(
+        ".list out {capacity}
+.func main params 0 lists 0 locals 0 stack 3 value
+    push {arg}
+    lref out
+    intr {name}
+    push {second}
+    lref out
+    intr {name}
+    add
+    retv
+.end
+"
+    )
+}
+
+/// `name` (`KingPos`, `orKingPos`) of `colour` on a constant list of
+/// `elements`, then `PcOnSqrs` of a white pawn on a constant square list
+/// (a charge that reads the list's contents), the answers summed.
+fn king_program(name: &str, colour: i32, elements: &[i32], squares: &[i32]) -> String {
+    let list = |v: &[i32]| {
+        let mut s: Vec<String> = v.iter().map(i32::to_string).collect();
+        s.push("-1".into());
+        s.join(" ")
+    };
+    format!(
+        ".list sides {} = {}
+.list sq {} = {}
+.func main params 0 lists 0 locals 0 stack 3 value
+    push {colour}
+    lref sides
+    intr {name}
+    push {}
+    lref sq
+    intr PcOnSqrs
+    add
+    retv
+.end
+",
+        elements.len() + 2,
+        list(elements),
+        squares.len().max(14) + 2,
+        list(squares),
+        piece("wP"),
+    )
+}
+
+/// Boards of every kind: the start, a middlegame, an ending, and piece
+/// sets that overlap, with several kings or none.
+fn boards() -> impl Strategy<Value = BoardView> {
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8",
+        "8/5pk1/6p1/1P6/P7/6PK/8/8 b - - 0 50",
+        "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1",
+    ];
+    let known = prop::sample::select(
+        fens.iter()
+            .map(|f| BoardView::from_fen(f).expect("fen"))
+            .collect::<Vec<_>>(),
+    );
+    let random = prop::array::uniform12(any::<u64>()).prop_map(|sets| {
+        let mut b = BoardView::EMPTY;
+        for (i, s) in sets.iter().enumerate() {
+            b.pieces[i / 6][i % 6] = if i % 2 == 0 {
+                s & s.rotate_left(17) & s.rotate_left(31)
+            } else {
+                *s
+            };
+        }
+        b
+    });
+    prop_oneof![known, random]
+}
+
+/// Scalar arguments: colours, pieces, wildcards and invalid values.
+fn scalar() -> impl Strategy<Value = i32> {
+    prop_oneof![
+        Just(lit::WHITE),
+        Just(lit::BLACK),
+        Just(lit::ANY_COLOUR),
+        Just(3),
+        Just(-1),
+        prop::sample::select(vec![
+            "wP", "bP", "wN", "bN", "wK", "bK", "w?", "?Q", "bO", "??"
+        ])
+        .prop_map(piece),
+        Just(lit::PIECE_BASE - 1),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn get_forms_agree_with_the_plain_form(
+        board in boards(),
+        name in prop::sample::select(vec![
+            "GetPcOnSqrs", "GetDblPwns", "GetPassed", "GetControl", "GetExchngCtrl",
+        ]),
+        arg in scalar(),
+        second in scalar(),
+        capacity in prop::sample::select(vec![0u32, 1, 3, 8, 64]),
+    ) {
+        agree(&get_program(name, arg, capacity, second), &board);
+    }
+
+    #[test]
+    fn king_tests_on_constant_lists_agree_with_the_plain_form(
+        board in boards(),
+        name in prop::sample::select(vec!["KingPos", "orKingPos"]),
+        colour in prop_oneof![Just(0), Just(1), Just(2), Just(5)],
+        elements in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(vec!["kside", "qside", "centre", "kkside", "qqside"])
+                    .prop_map(side),
+                Just(lit::SIDE_BASE + 5),
+                Just(7),
+            ],
+            0..4,
+        ),
+        squares in prop::collection::vec(0..81i32, 0..5),
+    ) {
+        agree(&king_program(name, colour, &elements, &squares), &board);
+    }
+}
+
+#[test]
+fn a_get_form_reached_by_a_jump() {
+    let board = BoardView::from_fen("4k3/8/8/8/8/8/8/1N2K1N1 w - - 0 1").expect("fen");
+    // The first call is a jump target: its list reference may come from
+    // any path that jumps there, so it is called as written.
+    let r = agree(
+        &format!(
+            ".list out 8
+.list other 8
+.func main params 0 lists 0 locals 0 stack 3 value
+    push {wn}
+    lref out
+    jmp L1
+L1:
+    intr GetControl
+    push {wn}
+    lref other
+    intr GetControl
+    add
+    retv
+.end
+",
+            wn = piece("wN")
+        ),
+        &board,
+    );
+    assert!(r.starts_with("Returned(Some(12))"), "{r}");
+}
+
+#[test]
+fn a_get_form_into_a_list_too_short_traps_and_writes_nothing() {
+    let board = BoardView::from_fen("4k3/8/8/8/8/8/8/1N2K1N1 w - - 0 1").expect("fen");
+    let r = agree(&get_program("GetControl", piece("wN"), 3, 0), &board);
+    assert!(
+        r.starts_with("ListOverflow { needed: 6, capacity: 3 }"),
+        "{r}"
+    );
+    assert!(r.contains("heap: [-1, -1, -1, -1]"), "{r}");
+}
+
+#[test]
+fn calls_follow_a_constant_list_the_embedder_changed() {
+    let source = king_program(
+        "KingPos",
+        lit::WHITE,
+        &[side("kside")],
+        &[square("f2"), square("g2")],
+    );
+    let program = Program::new(asm::assemble(&source).expect("asm")).expect("verify");
+    let board = BoardView::from_fen("6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1").expect("fen");
+    let mut vm = Interpreter::new(&program);
+    let before = call(&mut vm, &board, false);
+    assert!(before.starts_with("Returned(Some(2))"), "{before}");
+    // The king's side and the pawn squares change, and the squares grow
+    // (the charge of `PcOnSqrs` reads them).
+    let change = |vm: &mut Interpreter<'_>| {
+        let memory = vm.memory_mut();
+        memory.fill_list(0, &[side("qside")]).expect("sides");
+        memory
+            .fill_list(1, &[square("f2"), square("g2"), square("h2")].repeat(4))
+            .expect("squares");
+    };
+    change(&mut vm);
+    let after = call(&mut vm, &board, false);
+    let mut plain = Interpreter::new(&program);
+    change(&mut plain);
+    assert_eq!(after, call(&mut plain, &board, true));
+    assert!(after.starts_with("Returned(Some(1))"), "{after}");
+    assert_ne!(fuel_of(&before), fuel_of(&after));
+    // Back to the initial memory: the first account again.
+    vm.reset();
+    assert_eq!(call(&mut vm, &board, false), before);
+}
+
+fn fuel_of(account: &str) -> &str {
+    account
+        .split("; ")
+        .find(|p| p.starts_with("fuel"))
+        .unwrap_or("")
+}
+
+#[test]
+fn king_tests_give_the_documented_answers() {
+    // White king on g1, black king on g8.
+    let board = BoardView::from_fen("6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1").expect("fen");
+    let s = side;
+    let cases: [(&str, i32, Vec<i32>, i32); 10] = [
+        ("KingPos", lit::WHITE, vec![s("kside"), s("kkside")], 1),
+        ("KingPos", lit::WHITE, vec![s("kside"), s("qside")], 0),
+        ("KingPos", lit::WHITE, vec![s("kside"), s("centre")], 0),
+        ("KingPos", lit::ANY_COLOUR, vec![s("kkside")], 1),
+        ("KingPos", lit::BLACK, vec![s("qside")], 0),
+        ("KingPos", lit::WHITE, vec![], 1),
+        ("KingPos", lit::WHITE, vec![s("kside"), 7], 0),
+        ("KingPos", 5, vec![s("kside")], 0),
+        ("orKingPos", lit::WHITE, vec![s("kside"), s("kside")], 1),
+        ("orKingPos", lit::WHITE, vec![s("qside"), s("kkside")], 1),
+    ];
+    for (name, colour, elements, answer) in cases {
+        // `PcOnSqrs` of an empty list holds: one more.
+        let r = agree(&king_program(name, colour, &elements, &[]), &board);
+        let want = format!("Returned(Some({}))", answer + 1);
+        assert!(r.starts_with(&want), "{name} {colour} {elements:?}: {r}");
+    }
+}
+
+#[test]
+fn a_changed_memory_layout_is_refused_until_a_reset() {
+    let source = get_program("GetPassed", lit::WHITE, 8, lit::BLACK);
+    let program = Program::new(asm::assemble(&source).expect("asm")).expect("verify");
+    let board = BoardView::from_fen("8/5pk1/6p1/1P6/P7/6PK/8/8 b - - 0 50").expect("fen");
+    let mut vm = Interpreter::new(&program);
+    let first = call(&mut vm, &board, false);
+    for change in [
+        |m: &mut cvm::Memory| m.heap.push(0),
+        |m: &mut cvm::Memory| m.lists.clear(),
+        |m: &mut cvm::Memory| m.heap.clear(),
+    ] {
+        change(vm.memory_mut());
+        for _ in 0..2 {
+            let refused = call(&mut vm, &board, false);
+            assert!(refused.starts_with("BadCall"), "{refused}");
+        }
+        vm.reset();
+        assert_eq!(call(&mut vm, &board, false), first);
+    }
+}
