@@ -74,7 +74,7 @@ fn fill(memory: &mut Memory, id: i32, values: &[i32]) -> R {
 /// Fills list `id` with the squares of `set`, ascending, and the end
 /// marker, as [`fill`] would with them (the same overflow check), written
 /// straight into the list.
-pub(crate) fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
+fn fill_squares(memory: &mut Memory, id: i32, set: u64) -> R {
     let n = set.count_ones() as usize;
     let range = slot_range(memory, id)?;
     let list = &mut memory.heap[range];

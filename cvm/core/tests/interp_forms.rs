@@ -6,13 +6,10 @@
 //! what it needs, and the two forms must agree on the result, the error and
 //! its code offset, the output, the fuel spent and the memory.
 
+mod support;
+
 use cvm::{asm, CollectOutput, Interpreter, Limits, NoHost, Program, Vm};
-
-struct Quiet;
-
-impl cvm::interp::Profiler for Quiet {
-    fn step(&mut self, _: u32) {}
-}
+use support::{account, main_of, Quiet};
 
 /// Everything a run under a fuel limit shows, as text (errors with their
 /// code offsets).
@@ -31,28 +28,7 @@ fn run(program: &Program, fuel: Option<u64>, profiled: bool) -> String {
 fn run_limited(program: &Program, limits: Limits, profiled: bool) -> String {
     let mut vm = Interpreter::new(program);
     vm.set_limits(limits);
-    let mut out = CollectOutput::default();
-    let main = program
-        .module()
-        .functions
-        .iter()
-        .position(|f| f.name == "main")
-        .expect("main") as u32;
-    let result = if profiled {
-        vm.call_profiled(main, &[], &mut NoHost, &mut out, &mut Quiet)
-    } else {
-        vm.call(main, &[], &mut NoHost, &mut out)
-    };
-    let result = match result {
-        Ok(c) => format!("{c:?}"),
-        Err(e) => format!("{:?} at {}", e.kind, e.offset),
-    };
-    format!(
-        "{result}; output {:?}; fuel {}; memory {:?}",
-        out.lines,
-        vm.fuel_used(),
-        vm.memory()
-    )
+    account(&mut vm, &mut NoHost, profiled)
 }
 
 /// Runs `source` on both forms, unlimited and under every fuel limit up to
@@ -63,12 +39,7 @@ fn agree(source: &str) -> String {
     let fast = run(&program, None, false);
     assert_eq!(fast, run(&program, None, true), "unlimited\n{source}");
     let mut vm = Interpreter::new(&program);
-    let main = program
-        .module()
-        .functions
-        .iter()
-        .position(|f| f.name == "main")
-        .expect("main") as u32;
+    let main = main_of(&program);
     let _ = vm.call(main, &[], &mut NoHost, &mut CollectOutput::default());
     for fuel in 0..=vm.fuel_used() {
         assert_eq!(

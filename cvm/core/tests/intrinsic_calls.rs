@@ -8,7 +8,9 @@
 //! changes a list a charge or a test was worked out from, calls follow the
 //! list's new contents until a reset.
 
-use cvm::{asm, CollectOutput, Host, Interpreter, Limits, Program, Vm};
+mod support;
+
+use cvm::{asm, Host, Interpreter, Limits, Program, Vm};
 use cvm_chess::board::BoardView;
 use cvm_chess::lit;
 use proptest::prelude::*;
@@ -21,41 +23,9 @@ impl Host for BoardHost {
     }
 }
 
-struct Quiet;
-
-impl cvm::interp::Profiler for Quiet {
-    fn step(&mut self, _: u32) {}
-}
-
-fn main_of(program: &Program) -> u32 {
-    program
-        .module()
-        .functions
-        .iter()
-        .position(|f| f.name == "main")
-        .expect("main") as u32
-}
-
-/// Everything a call of `main()` shows on `vm`, as text.
+/// Everything a call of `main()` on `vm` shows on `board`, as text.
 fn call(vm: &mut Interpreter<'_>, board: &BoardView, profiled: bool) -> String {
-    let main = main_of(vm.program());
-    let mut host = BoardHost(*board);
-    let mut out = CollectOutput::default();
-    let result = if profiled {
-        vm.call_profiled(main, &[], &mut host, &mut out, &mut Quiet)
-    } else {
-        vm.call(main, &[], &mut host, &mut out)
-    };
-    let result = match result {
-        Ok(c) => format!("{c:?}"),
-        Err(e) => format!("{:?} at {}", e.kind, e.offset),
-    };
-    format!(
-        "{result}; output {:?}; fuel {}; memory {:?}",
-        out.lines,
-        vm.fuel_used(),
-        vm.memory()
-    )
+    support::account(vm, &mut BoardHost(*board), profiled)
 }
 
 fn run(program: &Program, board: &BoardView, fuel: Option<u64>, profiled: bool) -> String {

@@ -286,7 +286,7 @@ impl<'p> Interpreter<'p> {
         let initial = Memory::new(program.module());
         Interpreter {
             program,
-            fast: translate(program, Form::Fast),
+            fast: translate(program, Form::Fast, &initial),
             plain: None,
             memory: initial.clone(),
             initial,
@@ -358,7 +358,7 @@ impl<'p> Interpreter<'p> {
             .any(|&l| self.memory.list(l) != self.initial.list(l));
         match (changed, self.parked.take()) {
             (true, None) => {
-                let plain = translate(self.program, Form::Plain);
+                let plain = translate(self.program, Form::Plain, &self.initial);
                 self.parked = Some(Box::new(std::mem::replace(&mut self.fast, plain)));
             }
             (true, Some(fast)) => self.parked = Some(fast),
@@ -400,7 +400,11 @@ impl<'p> Interpreter<'p> {
             self.check_lists();
         }
         if P::ENABLED && self.plain.is_none() {
-            self.plain = Some(Box::new(translate(self.program, Form::Plain)));
+            self.plain = Some(Box::new(translate(
+                self.program,
+                Form::Plain,
+                &self.initial,
+            )));
         }
         let meta = self.fast.funcs[func as usize];
         let need = meta.frame as usize;

@@ -107,14 +107,14 @@ struct Emit<'t> {
     zero_stores: &'t HashSet<u32>,
     /// What calls of intrinsics may take from the module's lists
     /// ([`Form::Fast`] only).
-    lists: Option<&'t KnownLists>,
+    lists: Option<&'t KnownLists<'t>>,
 }
 
 /// The module's lists as the translation of intrinsic calls sees them:
 /// which ones only the embedder can change, and their initial contents.
-struct KnownLists {
+struct KnownLists<'m> {
     facts: crate::analysis::ListFacts,
-    initial: Memory,
+    initial: &'m Memory,
 }
 
 /// A compare-and-branch whose backward-jump charge does not fit the 16
@@ -334,6 +334,14 @@ impl Emit<'_> {
         self.out.aux.len() as u32 - 1
     }
 
+    /// Records that a charge or test of the fast form was worked out from
+    /// the initial contents of list `l`.
+    fn reads_list(&mut self, l: u32) {
+        if !self.out.reads_lists.contains(&l) {
+            self.out.reads_lists.push(l);
+        }
+    }
+
     /// The [`Aux`] entry of an [`Op::Intr`] of `form` charging `cost`,
     /// with its operands `a`, `b`, `target`.
     fn known(&mut self, form: u32, cost: u32, [a, b, target]: [u32; 3]) -> u32 {
@@ -435,8 +443,9 @@ impl Emit<'_> {
     }
 }
 
-/// Translates every function of a verified program.
-pub(super) fn translate(program: &Program, form: Form) -> Translation {
+/// Translates every function of a verified program whose instance memory
+/// starts as `initial`.
+pub(super) fn translate(program: &Program, form: Form, initial: &Memory) -> Translation {
     let module = program.module();
     let mut out = Translation {
         code: Vec::new(),
@@ -449,7 +458,7 @@ pub(super) fn translate(program: &Program, form: Form) -> Translation {
     };
     let lists = (form == Form::Fast).then(|| KnownLists {
         facts: crate::analysis::list_facts(program),
-        initial: Memory::new(module),
+        initial,
     });
     for (index, (f, info)) in module
         .functions
@@ -1458,8 +1467,8 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
                 a => *a,
             })
             .collect();
-        if cost_known(id, &sized).is_none() && !e.out.reads_lists.contains(&l) {
-            e.out.reads_lists.push(l);
+        if cost_known(id, &sized).is_none() {
+            e.reads_list(l);
         }
     }
     // `KingPos` on a constant list of board sides: one mask test, which
@@ -1472,9 +1481,7 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
         };
         if let Some(mask) = or_form.and_then(|or_form| king_mask(or_form, *colour, slots)) {
             let colour = *colour as u32;
-            if !e.out.reads_lists.contains(&l) {
-                e.out.reads_lists.push(l);
-            }
+            e.reads_list(l);
             e.unemit();
             let base = e.slot(n - 2);
             let aux = e.known(
