@@ -316,6 +316,21 @@ impl<'j> JitInstance<'j> {
         self.loop_entries
     }
 
+    /// Exchanges the instance's memory (its waiting fills written first)
+    /// and advice table with `interp`'s, without copying either: how the
+    /// tiered backend moves its live state between its interpreter and an
+    /// instance of Cranelift's code, in either direction. With `touched`,
+    /// the memory this instance gets may differ from what compiled code
+    /// left (the embedder had it, or a call passed lists to interpreted
+    /// code): its next call checks it as after [`Vm::memory_mut`]. The
+    /// interpreter always checks what it gets.
+    pub(crate) fn swap_with(&mut self, interp: &mut cvm::Interpreter<'_>, touched: bool) {
+        let memory = self.memory.get_mut();
+        self.kept.pending.get_mut().flush(memory);
+        interp.swap_state(memory, &mut self.advice);
+        self.memory_touched |= touched;
+    }
+
     /// The memory with every waiting fill written.
     fn flushed_memory(&mut self) -> &mut Memory {
         let memory = self.memory.get_mut();

@@ -18,7 +18,7 @@
 //! backend").
 
 use crate::compile::{CodeGen, JitProgram, Sendable};
-use crate::instance::{constants_intact, Run};
+use crate::instance::{constants_intact, JitInstance, Run};
 use crate::shared::CompiledFn;
 use crate::stack;
 use cvm::dispatch::{CallHook, CallSite, Handled, LoopSite};
@@ -28,7 +28,6 @@ use cvm::{
     AdviceTable, Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program,
     RuntimeError, Vm,
 };
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -142,13 +141,24 @@ impl Default for TierConfig {
     }
 }
 
-/// The compiled closures of [`Common`], by root and generator.
-type Closures = HashMap<(u32, CodeGen), Option<Arc<Sendable>>>;
+/// The compiled closures of [`Common`], by root and generator
+/// ([`closure_slot`]): each set once and kept for as long as the program,
+/// so that an instance can borrow the code for the program's lifetime
+/// ([`Common::closure_program`]); `None` inside when the closure cannot be
+/// compiled.
+type Closures = Vec<OnceLock<Option<Arc<Sendable>>>>;
+
+/// The index in [`Closures`] of the closure of `root` made by `codegen`.
+fn closure_slot(root: u32, codegen: CodeGen) -> usize {
+    root as usize * 2 + usize::from(codegen == CodeGen::Cranelift)
+}
 
 /// Native code for one function: its compilation and its entry.
 #[derive(Clone)]
 struct Native {
     jit: Arc<Sendable>,
+    /// The root of the closure `jit` compiled ([`Common::closure_program`]).
+    root: u32,
     code: CompiledFn,
     /// Which generator made it: baseline code is replaced by Cranelift's.
     codegen: CodeGen,
@@ -188,7 +198,7 @@ impl Table {
     /// Makes every function `jit` compiled (by `codegen`) available,
     /// keeping code that is already there unless it is baseline code and
     /// `jit` is Cranelift's.
-    fn install(&self, jit: Arc<Sendable>, codegen: CodeGen) {
+    fn install(&self, jit: Arc<Sendable>, root: u32, codegen: CodeGen) {
         let Ok(mut slots) = self.slots.lock() else {
             return;
         };
@@ -203,6 +213,7 @@ impl Table {
             if let Some(code) = jit.0.functions.get(f).copied().flatten() {
                 *slot = Some(Native {
                     jit: jit.clone(),
+                    root,
                     code,
                     codegen,
                 });
@@ -236,7 +247,7 @@ struct Common {
     /// ([`JitProgram::compile_closure`] of that one root), made once and
     /// installed in every table that asks for it; `None` when the closure
     /// cannot be compiled.
-    closures: Mutex<Closures>,
+    closures: Closures,
     /// How many closures were compiled (by all siblings).
     compilations: AtomicU64,
 }
@@ -258,20 +269,28 @@ impl Common {
     /// earlier compilation (compilation is a function of the program and
     /// the root alone, so the code is the same either way).
     fn closure(&self, func: u32, codegen: CodeGen) -> Option<Arc<Sendable>> {
-        if let Some(done) = self.closures.lock().ok()?.get(&(func, codegen)) {
+        let cell = self.closures.get(closure_slot(func, codegen))?;
+        if let Some(done) = cell.get() {
             return done.clone();
         }
-        // Compiled without the lock held, so that siblings on other
-        // threads do not wait for each other; a race compiles twice and
-        // keeps the first.
+        // Compiled before the cell is set, not inside its initialiser, so
+        // that siblings on other threads never wait for each other; a race
+        // compiles twice and keeps the first.
         let compiled = match codegen {
             CodeGen::Cranelift => JitProgram::compile_closure(&self.program, &[func]),
             CodeGen::Baseline => JitProgram::compile_closure_baseline(&self.program, &[func]),
         };
         let jit = compiled.ok().map(|jit| Arc::new(Sendable(jit)));
         self.compilations.fetch_add(1, Ordering::Relaxed);
-        let mut closures = self.closures.lock().ok()?;
-        closures.entry((func, codegen)).or_insert(jit).clone()
+        cell.get_or_init(|| jit).clone()
+    }
+
+    /// The compiled closure of `root` by `codegen`, when it was compiled:
+    /// borrowed for as long as the program (a closure, once made, is never
+    /// replaced or freed before the program).
+    fn closure_program(&self, root: u32, codegen: CodeGen) -> Option<&JitProgram> {
+        let cell = self.closures.get(closure_slot(root, codegen))?;
+        cell.get()?.as_deref().map(|s| &s.0)
     }
 }
 
@@ -291,7 +310,7 @@ fn first_request(flags: &[AtomicBool], func: u32) -> bool {
 /// the function where it runs now.
 fn compile_and_install(common: &Common, table: &Table, func: u32, codegen: CodeGen) {
     if let Some(jit) = common.closure(func, codegen) {
-        table.install(jit, codegen);
+        table.install(jit, func, codegen);
     }
 }
 
@@ -360,10 +379,11 @@ impl TieredProgram {
     /// analysis native code needs is made when a function first gets
     /// hot).
     pub fn new(program: Program, config: TierConfig) -> TieredProgram {
+        let slots = program.module().functions.len() * 2;
         let common = Common {
             native_facts: OnceLock::new(),
             program,
-            closures: Mutex::new(HashMap::new()),
+            closures: (0..slots).map(|_| OnceLock::new()).collect(),
             compilations: AtomicU64::new(0),
         };
         TieredProgram::with_common(Arc::new(common), config)
@@ -452,6 +472,13 @@ impl TieredProgram {
             .unwrap_or(0)
     }
 
+    /// Which generator made the native code function `func` has by now
+    /// (`None`: none yet, or no such function).
+    pub fn codegen_of(&self, func: u32) -> Option<CodeGen> {
+        let slots = self.table.slots.lock().ok()?;
+        slots.get(func as usize)?.as_ref().map(|n| n.codegen)
+    }
+
     /// How many calls made by running baseline code were handed to
     /// Cranelift's code at their entry, because that code had arrived.
     pub fn entry_switches(&self) -> u64 {
@@ -483,6 +510,9 @@ impl TieredProgram {
             memory_touched: false,
             ran_compiled: false,
             fuel_used: 0,
+            jits: Vec::new(),
+            holder: None,
+            route: None,
         }
     }
 
@@ -905,6 +935,18 @@ pub struct TieredInstance<'t> {
     memory_touched: bool,
     ran_compiled: bool,
     fuel_used: u64,
+    /// Instances of Cranelift's code, one per compiled closure the
+    /// embedder's calls reached (by the closure's root): once a function
+    /// the embedder calls has that code, its calls run there as on the JIT
+    /// backend, with the memory and advice table moved over.
+    jits: Vec<(u32, JitInstance<'t>)>,
+    /// Which of `jits` holds the live memory and advice table (`None`: the
+    /// interpreter, where every other instance keeps a stale one).
+    holder: Option<usize>,
+    /// The last function whose call went to `jits`, and where: a function
+    /// keeps Cranelift's code once it has it, so the next call of the same
+    /// function goes there again without a look at the code table.
+    route: Option<(u32, usize)>,
 }
 
 impl std::fmt::Debug for TieredInstance<'_> {
@@ -913,6 +955,68 @@ impl std::fmt::Debug for TieredInstance<'_> {
             .field("fuel_used", &self.fuel_used)
             .field("ran_compiled", &self.ran_compiled)
             .finish_non_exhaustive()
+    }
+}
+
+impl<'t> TieredInstance<'t> {
+    /// The instance of Cranelift's code (in `jits`, made now if need be)
+    /// that runs the embedder's calls of `func`, once the function has that
+    /// code; `None` before, and always under a forced switch point, whose
+    /// counts every call must go through.
+    fn cranelift_for(&mut self, func: u32) -> Option<usize> {
+        let tier: &'t TieredProgram = self.tier;
+        if tier.config.forced() {
+            return None;
+        }
+        self.state.refresh(tier);
+        let native = self.state.native.get(func as usize)?.as_ref()?;
+        if native.codegen != CodeGen::Cranelift {
+            return None;
+        }
+        let root = native.root;
+        if let Some(i) = self.jits.iter().position(|(r, _)| *r == root) {
+            return Some(i);
+        }
+        let jit = tier.common.closure_program(root, CodeGen::Cranelift)?;
+        self.jits.push((root, jit.instance()));
+        Some(self.jits.len() - 1)
+    }
+
+    /// Moves the live memory and advice table to `to` (`None`: the
+    /// interpreter), without copying them.
+    fn hold_in(&mut self, to: Option<usize>) {
+        if self.holder == to {
+            return;
+        }
+        if let Some(from) = self.holder.take() {
+            self.jits[from].1.swap_with(&mut self.interp, false);
+        }
+        if let Some(to) = to {
+            self.jits[to]
+                .1
+                .swap_with(&mut self.interp, self.memory_touched);
+            self.holder = Some(to);
+        }
+    }
+
+    /// The embedder's call of `func` on `jits[i]`, which holds the live
+    /// state, as the JIT backend makes it.
+    #[inline]
+    fn call_on(
+        &mut self,
+        i: usize,
+        func: u32,
+        args: &[i32],
+        host: &mut dyn Host,
+        output: &mut dyn Output,
+    ) -> Result<Completion, RuntimeError> {
+        let limits = self.interp.limits();
+        let jit = &mut self.jits[i].1;
+        jit.set_limits(limits);
+        let result = jit.call(func, args, host, output);
+        self.ran_compiled = jit.ran_compiled();
+        self.fuel_used = jit.fuel_used();
+        result
     }
 }
 
@@ -968,24 +1072,39 @@ impl Vm for TieredInstance<'_> {
     }
 
     fn memory(&self) -> &Memory {
-        self.interp.memory()
+        match self.holder {
+            Some(i) => self.jits[i].1.memory(),
+            None => self.interp.memory(),
+        }
     }
 
     fn memory_mut(&mut self) -> &mut Memory {
         self.memory_touched = true;
-        self.interp.memory_mut()
+        match self.holder {
+            Some(i) => self.jits[i].1.memory_mut(),
+            None => self.interp.memory_mut(),
+        }
     }
 
     fn advice(&self) -> &AdviceTable {
-        self.interp.advice()
+        match self.holder {
+            Some(i) => self.jits[i].1.advice(),
+            None => self.interp.advice(),
+        }
     }
 
     fn advice_mut(&mut self) -> &mut AdviceTable {
-        self.interp.advice_mut()
+        match self.holder {
+            Some(i) => self.jits[i].1.advice_mut(),
+            None => self.interp.advice_mut(),
+        }
     }
 
     fn reset(&mut self) {
-        self.interp.reset();
+        match self.holder {
+            Some(i) => self.jits[i].1.reset(),
+            None => self.interp.reset(),
+        }
         self.memory_touched = true;
     }
 
@@ -996,8 +1115,19 @@ impl Vm for TieredInstance<'_> {
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
+        if let Some((f, i)) = self.route {
+            if f == func && self.holder == Some(i) {
+                return self.call_on(i, func, args, host, output);
+            }
+        }
         self.ran_compiled = false;
         let tier = self.tier;
+        if let Some(i) = self.cranelift_for(func) {
+            self.route = Some((func, i));
+            self.hold_in(Some(i));
+            return self.call_on(i, func, args, host, output);
+        }
+        self.hold_in(None);
         let module = tier.common.program.module();
         check_call_args(module, func, args)?;
         // As on the interpreter: a call past the argument check that stops

@@ -472,3 +472,134 @@ fn the_hosts_jit_runs_a_long_loop_exactly_whenever_cranelift_code_arrives() {
         assert_eq!((done.value(), vm.fuel_used()), want);
     }
 }
+
+/// `hot` adds its argument to a global, stores it in a list, gives a
+/// square bonus of it through a folded list and returns a pattern test on
+/// that list plus the global; `cold` reads what `hot` wrote and counts
+/// itself in the global.
+const MOVING_STATE: &str = "
+.global g 0
+.list sq 1 = 28
+.list buf 4
+.entry main
+.func hot params 1 lists 0 locals 1 stack 3 value
+.slots x z
+    ldl x
+    ldg g
+    add
+    stg g
+    ldl x
+    ste.l buf z
+    push 512
+    ldl x
+    lref sq
+    intr SetSqrs
+    push 512
+    lref sq
+    intr PcOnSqrs
+    ldg g
+    add
+    retv
+.end
+.func cold params 0 lists 0 locals 0 stack 2 value
+    incg g
+    push 0
+    lde buf
+    ldg g
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 1
+    call hot
+    retv
+.end
+";
+
+#[test]
+fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
+    // Without a forced switch point, the embedder's calls of a function
+    // with Cranelift's code run on an instance of that code, and the
+    // memory and advice table move between it and the interpreter. `hot`
+    // gets hot first, `cold` late: calls of both, embedder writes to a
+    // list, to a folded list and to the advice table, and resets, side by
+    // side with the interpreter alone.
+    let p = program(MOVING_STATE);
+    let tiered = TieredProgram::new(
+        p.clone(),
+        TierConfig {
+            call_threshold: 20,
+            fuel_threshold: u64::MAX,
+            background: false,
+            baseline_call_threshold: u32::MAX,
+            baseline_fuel_threshold: u64::MAX,
+            ..TierConfig::DEFAULT
+        },
+    );
+    let (hot, cold) = (0, 1);
+    assert_eq!(p.module().function_index("hot"), Some(hot));
+    assert_eq!(p.module().function_index("cold"), Some(cold));
+    let mut vm = tiered.instance();
+    let mut interp = Interpreter::new(&p);
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 1 << 12; // a white pawn on e2
+    let mut host = BoardHost(board);
+    // Calls of `hot` and of `cold` that ran native code, and calls of
+    // `cold` that did not.
+    let mut on_native = (0, 0);
+    let mut cold_interpreted = 0;
+    for i in 0..200i32 {
+        let (func, args): (u32, Vec<i32>) = if i % 7 == 3 {
+            (cold, vec![])
+        } else {
+            (hot, vec![i])
+        };
+        let want = interp.call(func, &args, &mut host, &mut CollectOutput::default());
+        let got = vm.call(func, &args, &mut host, &mut CollectOutput::default());
+        assert_eq!(got, want, "call {i}");
+        assert_eq!(vm.fuel_used(), interp.fuel_used(), "fuel of call {i}");
+        match (func == hot, vm.ran_compiled()) {
+            (true, true) => on_native.0 += 1,
+            (false, true) => on_native.1 += 1,
+            (false, false) => cold_interpreted += 1,
+            (true, false) => {}
+        }
+        assert_eq!(vm.memory(), interp.memory(), "memory after call {i}");
+        assert_eq!(
+            vm.advice().square_bonus,
+            interp.advice().square_bonus,
+            "advice after call {i}"
+        );
+        // The folded list names e2 for a while (the reset below restores
+        // it); the other list gets a value now and then.
+        let write = match i % 50 {
+            30 => Some((0, 0, 12)),
+            _ if i % 13 == 5 => Some((1, 2, i)),
+            _ => None,
+        };
+        if let Some((list, at, v)) = write {
+            vm.memory_mut().list_mut(list)[at] = v;
+            interp.memory_mut().list_mut(list)[at] = v;
+        }
+        if i % 11 == 4 {
+            vm.advice_mut().square_bonus[0][0][7] += i;
+            interp.advice_mut().square_bonus[0][0][7] += i;
+        }
+        if i % 50 == 40 {
+            vm.reset();
+            interp.reset();
+        }
+    }
+    // `hot` ran native code from its 21st call on; `cold` (called at every
+    // seventh step) from its 21st, so the state also moved between the two
+    // functions' instances of Cranelift's code.
+    assert_eq!(tiered.codegen_of(hot), Some(CodeGen::Cranelift));
+    assert_eq!(tiered.codegen_of(cold), Some(CodeGen::Cranelift));
+    assert_eq!(tiered.codegen_of(2), None, "main was never called");
+    assert!(on_native.0 > 100, "native calls of hot: {}", on_native.0);
+    assert!(on_native.1 >= 5, "native calls of cold: {}", on_native.1);
+    assert!(
+        cold_interpreted >= 15,
+        "interpreted calls of cold: {cold_interpreted}"
+    );
+}

@@ -345,6 +345,16 @@ impl<'p> Interpreter<'p> {
         (&mut self.memory, &mut self.advice)
     }
 
+    /// Exchanges the instance's memory and advice table with `memory` and
+    /// `advice`, without copying either (for a backend that moves the
+    /// state between the interpreter and compiled code); the next call
+    /// checks the memory as after [`Vm::memory_mut`].
+    pub fn swap_state(&mut self, memory: &mut Memory, advice: &mut Box<AdviceTable>) {
+        std::mem::swap(&mut self.memory, memory);
+        std::mem::swap(&mut self.advice, advice);
+        self.memory_touched = true;
+    }
+
     /// After the embedder had the memory: runs the fast form while the
     /// lists its charges were worked out from hold their initial contents,
     /// a plain form otherwise.
