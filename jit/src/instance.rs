@@ -13,7 +13,7 @@
 //! [`JitInstance::call`]); the result is the same either way.
 
 use crate::compile::JitProgram;
-use crate::context::{Context, STATUS_HALT};
+use crate::context::{BetterCode, Context, STATUS_HALT};
 use crate::deferred::Pending;
 use crate::shared::CompiledFn;
 use crate::stack;
@@ -67,6 +67,10 @@ pub struct JitInstance<'j> {
     /// What the last call into code that can no longer change worked out
     /// before entering it, reused by the next call of the same function.
     hot: Option<HotEntry<'j>>,
+    /// Where baseline code finds better code for its frames: the program
+    /// itself (its upgrade), or the tiered program whose baseline closure
+    /// this instance runs.
+    better: &'j dyn BetterCode,
 }
 
 /// The run context an instance keeps between calls, so that a call only
@@ -81,8 +85,7 @@ struct Kept<'j> {
 }
 
 impl<'j> Kept<'j> {
-    fn new(jit: &'j JitProgram) -> Box<Kept<'j>> {
-        let better: &'j dyn crate::context::BetterCode = jit;
+    fn new(jit: &'j JitProgram, better: &'j dyn BetterCode) -> Box<Kept<'j>> {
         let mut kept = Box::new(Kept {
             ctx: Context::idle(
                 &jit.program.module().texts,
@@ -290,10 +293,18 @@ impl<'j> JitInstance<'j> {
     /// A new instance of `jit` with the module's initial memory, an empty
     /// advice table and the default limits.
     pub fn new(jit: &'j JitProgram) -> JitInstance<'j> {
+        JitInstance::with_better(jit, jit)
+    }
+
+    /// A new instance of `jit` whose baseline code looks for better code
+    /// of its functions in `better` (at calls and loop back edges) instead
+    /// of in `jit`'s own upgrade: how the tiered backend runs the
+    /// embedder's calls of a baseline closure.
+    pub(crate) fn with_better(jit: &'j JitProgram, better: &'j dyn BetterCode) -> JitInstance<'j> {
         JitInstance {
             jit,
             memory: UnsafeCell::new(jit.initial.clone()),
-            kept: Kept::new(jit),
+            kept: Kept::new(jit, better),
             advice: Box::default(),
             limits: Limits::default(),
             fuel_used: 0,
@@ -301,6 +312,7 @@ impl<'j> JitInstance<'j> {
             ran_compiled: false,
             loop_entries: LoopEntries::default(),
             hot: None,
+            better,
         }
     }
 
@@ -520,7 +532,7 @@ impl<'j> JitInstance<'j> {
             depth_left: max_depth,
             max_depth,
             osr: None,
-            better: Some(self.jit),
+            better: Some(self.better),
             returns,
         };
         let (handled, loops) = run.enter_with(

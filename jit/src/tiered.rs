@@ -703,6 +703,9 @@ impl TieredProgram {
                 .is_some_and(|r| r.load(Ordering::Relaxed));
             if spent > tier.config.baseline_fuel_threshold && !cranelift_asked {
                 tier.request_baseline(func);
+                if tier.config.background {
+                    tier.request(func, false);
+                }
             }
             if spent > tier.config.fuel_threshold {
                 tier.request(func, false);
@@ -935,17 +938,18 @@ pub struct TieredInstance<'t> {
     memory_touched: bool,
     ran_compiled: bool,
     fuel_used: u64,
-    /// Instances of Cranelift's code, one per compiled closure the
-    /// embedder's calls reached (by the closure's root): once a function
-    /// the embedder calls has that code, its calls run there as on the JIT
-    /// backend, with the memory and advice table moved over.
-    jits: Vec<(u32, JitInstance<'t>)>,
+    /// Instances of native code, one per compiled closure the embedder's
+    /// calls reached (by the closure's root and generator): once a function
+    /// the embedder calls has native code, its calls run there as on the
+    /// JIT backend, with the memory and advice table moved over.
+    jits: Vec<((u32, CodeGen), JitInstance<'t>)>,
     /// Which of `jits` holds the live memory and advice table (`None`: the
     /// interpreter, where every other instance keeps a stale one).
     holder: Option<usize>,
-    /// The last function whose call went to `jits`, and where: a function
-    /// keeps Cranelift's code once it has it, so the next call of the same
-    /// function goes there again without a look at the code table.
+    /// The last function whose call went to Cranelift's code in `jits`,
+    /// and where: a function keeps that code once it has it, so the next
+    /// call of the same function goes there again without a look at the
+    /// code table.
     route: Option<(u32, usize)>,
 }
 
@@ -959,27 +963,38 @@ impl std::fmt::Debug for TieredInstance<'_> {
 }
 
 impl<'t> TieredInstance<'t> {
-    /// The instance of Cranelift's code (in `jits`, made now if need be)
-    /// that runs the embedder's calls of `func`, once the function has that
-    /// code; `None` before, and always under a forced switch point, whose
-    /// counts every call must go through.
-    fn cranelift_for(&mut self, func: u32) -> Option<usize> {
+    /// The instance of native code (in `jits`, made now if need be) that
+    /// runs the embedder's calls of `func` once the function has native
+    /// code, and which generator made it; `None` before, and always under a
+    /// forced switch point, whose counts every call must go through. A
+    /// function on baseline code has the call counted first (which may
+    /// bring Cranelift's code, compiled here without background
+    /// compilation).
+    fn native_for(&mut self, func: u32) -> Option<(usize, CodeGen)> {
         let tier: &'t TieredProgram = self.tier;
         if tier.config.forced() {
             return None;
         }
         self.state.refresh(tier);
-        let native = self.state.native.get(func as usize)?.as_ref()?;
-        if native.codegen != CodeGen::Cranelift {
-            return None;
+        let mut native = self.state.native.get(func as usize)?.as_ref()?;
+        if native.codegen == CodeGen::Baseline {
+            self.state.note_call(tier, func, 1);
+            native = self.state.native.get(func as usize)?.as_ref()?;
         }
-        let root = native.root;
-        if let Some(i) = self.jits.iter().position(|(r, _)| *r == root) {
-            return Some(i);
+        let key = (native.root, native.codegen);
+        if let Some(i) = self.jits.iter().position(|(k, _)| *k == key) {
+            return Some((i, key.1));
         }
-        let jit = tier.common.closure_program(root, CodeGen::Cranelift)?;
-        self.jits.push((root, jit.instance()));
-        Some(self.jits.len() - 1)
+        let jit = tier.common.closure_program(key.0, key.1)?;
+        let instance = match key.1 {
+            CodeGen::Cranelift => jit.instance(),
+            // Its frames find Cranelift's code in the tier's table, at
+            // calls and back edges, as baseline code run by the tiered
+            // path does.
+            CodeGen::Baseline => JitInstance::with_better(jit, tier),
+        };
+        self.jits.push((key, instance));
+        Some((self.jits.len() - 1, key.1))
     }
 
     /// Moves the live memory and advice table to `to` (`None`: the
@@ -1122,10 +1137,17 @@ impl Vm for TieredInstance<'_> {
         }
         self.ran_compiled = false;
         let tier = self.tier;
-        if let Some(i) = self.cranelift_for(func) {
-            self.route = Some((func, i));
+        if let Some((i, codegen)) = self.native_for(func) {
             self.hold_in(Some(i));
-            return self.call_on(i, func, args, host, output);
+            if codegen == CodeGen::Cranelift {
+                self.route = Some((func, i));
+                return self.call_on(i, func, args, host, output);
+            }
+            // Baseline code: the call and its fuel count towards
+            // Cranelift's thresholds, as an interpreted call's do.
+            let result = self.call_on(i, func, args, host, output);
+            self.state.note_fuel(tier, func, self.fuel_used);
+            return result;
         }
         self.hold_in(None);
         let module = tier.common.program.module();

@@ -516,26 +516,25 @@ const MOVING_STATE: &str = "
 .end
 ";
 
-#[test]
-fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
-    // Without a forced switch point, the embedder's calls of a function
-    // with Cranelift's code run on an instance of that code, and the
-    // memory and advice table move between it and the interpreter. `hot`
-    // gets hot first, `cold` late: calls of both, embedder writes to a
-    // list, to a folded list and to the advice table, and resets, side by
-    // side with the interpreter alone.
+/// What [`moving_state`] saw: calls of `hot` and of `cold` that ran
+/// native code, calls of `cold` that did not, and the generator of each
+/// function's code at the end.
+struct Moved {
+    on_native: (u32, u32),
+    cold_interpreted: u32,
+    codegen: (Option<CodeGen>, Option<CodeGen>),
+}
+
+/// Without a forced switch point, the embedder's calls of a function with
+/// native code run on an instance of that code, and the memory and advice
+/// table move between it and the interpreter (and between instances).
+/// Runs [`MOVING_STATE`] on `config`: calls of `hot` and of `cold`,
+/// embedder writes to a list, to a folded list and to the advice table,
+/// and resets, side by side with the interpreter alone, which every
+/// result, fuel count, memory and advice table must match.
+fn moving_state(config: TierConfig) -> Moved {
     let p = program(MOVING_STATE);
-    let tiered = TieredProgram::new(
-        p.clone(),
-        TierConfig {
-            call_threshold: 20,
-            fuel_threshold: u64::MAX,
-            background: false,
-            baseline_call_threshold: u32::MAX,
-            baseline_fuel_threshold: u64::MAX,
-            ..TierConfig::DEFAULT
-        },
-    );
+    let tiered = TieredProgram::new(p.clone(), config);
     let (hot, cold) = (0, 1);
     assert_eq!(p.module().function_index("hot"), Some(hot));
     assert_eq!(p.module().function_index("cold"), Some(cold));
@@ -544,8 +543,6 @@ fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
     let mut board = BoardView::EMPTY;
     board.pieces[0][0] = 1 << 12; // a white pawn on e2
     let mut host = BoardHost(board);
-    // Calls of `hot` and of `cold` that ran native code, and calls of
-    // `cold` that did not.
     let mut on_native = (0, 0);
     let mut cold_interpreted = 0;
     for i in 0..200i32 {
@@ -593,13 +590,71 @@ fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
     // `hot` ran native code from its 21st call on; `cold` (called at every
     // seventh step) from its 21st, so the state also moved between the two
     // functions' instances of Cranelift's code.
-    assert_eq!(tiered.codegen_of(hot), Some(CodeGen::Cranelift));
-    assert_eq!(tiered.codegen_of(cold), Some(CodeGen::Cranelift));
     assert_eq!(tiered.codegen_of(2), None, "main was never called");
+    Moved {
+        on_native,
+        cold_interpreted,
+        codegen: (tiered.codegen_of(hot), tiered.codegen_of(cold)),
+    }
+}
+
+#[test]
+fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
+    let moved = moving_state(TierConfig {
+        call_threshold: 20,
+        fuel_threshold: u64::MAX,
+        background: false,
+        baseline_call_threshold: u32::MAX,
+        baseline_fuel_threshold: u64::MAX,
+        ..TierConfig::DEFAULT
+    });
+    // `hot` ran Cranelift's code from its 21st call on; `cold` (called at
+    // every seventh step) from its 21st, so the state also moved between
+    // the two functions' instances.
+    let Moved {
+        on_native,
+        cold_interpreted,
+        codegen,
+    } = moved;
+    assert_eq!(
+        codegen,
+        (Some(CodeGen::Cranelift), Some(CodeGen::Cranelift))
+    );
     assert!(on_native.0 > 100, "native calls of hot: {}", on_native.0);
     assert!(on_native.1 >= 5, "native calls of cold: {}", on_native.1);
     assert!(
         cold_interpreted >= 15,
+        "interpreted calls of cold: {cold_interpreted}"
+    );
+}
+
+#[test]
+fn calls_on_baseline_code_share_memory_and_advice_and_move_on_to_cranelift() {
+    if !jit::baseline::supported() {
+        return;
+    }
+    let moved = moving_state(TierConfig {
+        call_threshold: 60,
+        fuel_threshold: u64::MAX,
+        background: false,
+        baseline_call_threshold: 5,
+        baseline_fuel_threshold: u64::MAX,
+        ..TierConfig::DEFAULT
+    });
+    // `hot` (172 calls) ran baseline code from its 6th call and
+    // Cranelift's from its 61st; `cold` (28 calls) baseline code from its
+    // 6th; neither while the folded list was changed (steps 30 to 39 of
+    // every 50).
+    let Moved {
+        on_native,
+        cold_interpreted,
+        codegen,
+    } = moved;
+    assert_eq!(codegen, (Some(CodeGen::Cranelift), Some(CodeGen::Baseline)));
+    assert!(on_native.0 > 120, "native calls of hot: {}", on_native.0);
+    assert!(on_native.1 >= 15, "native calls of cold: {}", on_native.1);
+    assert!(
+        (5..=12).contains(&cold_interpreted),
         "interpreted calls of cold: {cold_interpreted}"
     );
 }
