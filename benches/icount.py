@@ -50,7 +50,7 @@ def count(binary, what):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
-               "--collect-atstart=no", "--toggle-collect=*measured*",
+               "--collect-atstart=no", "--toggle-collect=icount::measured",
                binary, what]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            cwd=ROOT)
