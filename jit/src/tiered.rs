@@ -472,6 +472,21 @@ impl TieredProgram {
             .unwrap_or(0)
     }
 
+    /// Whether Cranelift's code for `func` was asked for and has not
+    /// arrived yet.
+    fn cranelift_on_its_way(&self, func: u32) -> bool {
+        let f = func as usize;
+        self.table
+            .requested
+            .get(f)
+            .is_some_and(|r| r.load(Ordering::Relaxed))
+            && self
+                .table
+                .ready
+                .get(f)
+                .is_some_and(|r| r.load(Ordering::Acquire) == 0)
+    }
+
     /// Which generator made the native code function `func` has by now
     /// (`None`: none yet, or no such function).
     pub fn codegen_of(&self, func: u32) -> Option<CodeGen> {
@@ -946,11 +961,13 @@ pub struct TieredInstance<'t> {
     /// Which of `jits` holds the live memory and advice table (`None`: the
     /// interpreter, where every other instance keeps a stale one).
     holder: Option<usize>,
-    /// The last function whose call went to Cranelift's code in `jits`,
-    /// and where: a function keeps that code once it has it, so the next
-    /// call of the same function goes there again without a look at the
-    /// code table.
-    route: Option<(u32, usize)>,
+    /// The last function whose call went to native code in `jits`, where,
+    /// and whose code it was. A function keeps Cranelift's code once it
+    /// has it, and baseline code until Cranelift's arrives; once that was
+    /// asked for, counting the calls serves nothing: so the next call of
+    /// the same function goes there again without a look at the code table
+    /// or the counters, unless Cranelift's code for it has arrived since.
+    route: Option<(u32, usize, CodeGen)>,
 }
 
 impl std::fmt::Debug for TieredInstance<'_> {
@@ -1130,8 +1147,11 @@ impl Vm for TieredInstance<'_> {
         host: &mut dyn Host,
         output: &mut dyn Output,
     ) -> Result<Completion, RuntimeError> {
-        if let Some((f, i)) = self.route {
-            if f == func && self.holder == Some(i) {
+        if let Some((f, i, codegen)) = self.route {
+            if f == func
+                && self.holder == Some(i)
+                && (codegen == CodeGen::Cranelift || self.tier.cranelift_on_its_way(func))
+            {
                 return self.call_on(i, func, args, host, output);
             }
         }
@@ -1139,8 +1159,8 @@ impl Vm for TieredInstance<'_> {
         let tier = self.tier;
         if let Some((i, codegen)) = self.native_for(func) {
             self.hold_in(Some(i));
+            self.route = Some((func, i, codegen));
             if codegen == CodeGen::Cranelift {
-                self.route = Some((func, i));
                 return self.call_on(i, func, args, host, output);
             }
             // Baseline code: the call and its fuel count towards
