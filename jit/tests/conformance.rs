@@ -110,3 +110,70 @@ fn conformance_cases_pass_with_the_baseline_code_generator() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn conformance_cases_pass_on_the_tiered_backends_kept_instances_of_native_code() {
+    // Without a forced switch point, the embedder's call of a function that
+    // has native code runs on an instance of that code the tiered instance
+    // keeps. Each case's program is made hot by a first check (which
+    // compiles the called function's closure at its first call, and must
+    // pass as well); the second check's new instance then finds the code
+    // and runs the whole call there. Once with Cranelift's code, once with
+    // the baseline generator's.
+    let mut codegens = vec![jit::CodeGen::Cranelift];
+    if jit::baseline::supported() {
+        codegens.push(jit::CodeGen::Baseline);
+    }
+    for codegen in codegens {
+        let config = jit::TierConfig {
+            call_threshold: if codegen == jit::CodeGen::Cranelift {
+                0
+            } else {
+                u32::MAX
+            },
+            fuel_threshold: u64::MAX,
+            background: false,
+            baseline_call_threshold: if codegen == jit::CodeGen::Baseline {
+                0
+            } else {
+                u32::MAX
+            },
+            baseline_fuel_threshold: u64::MAX,
+            ..jit::TierConfig::DEFAULT
+        };
+        let mut failures = Vec::new();
+        let mut with_code = 0;
+        for path in case_files() {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).expect("readable case");
+            let checked = Case::parse(&name, &text).and_then(|case| {
+                let program = cvm::Program::new(case.module.clone())
+                    .map_err(|e| format!("{name}: does not verify: {e}"))?;
+                let func = match &case.func {
+                    Some(f) => program.module().function_index(f),
+                    None => program
+                        .module()
+                        .entry
+                        .or_else(|| program.module().function_index("main")),
+                };
+                let prepared = jit::Prepared::tiered(program, config);
+                case.check_prepared(&prepared)?;
+                let tiered = prepared.tiered_program().expect("a tiered program");
+                if func.and_then(|f| tiered.codegen_of(f)) == Some(codegen) {
+                    with_code += 1;
+                }
+                case.check_prepared(&prepared)
+            });
+            if let Err(e) = checked {
+                failures.push(format!("{codegen:?}: {e}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        // Most cases call their function once; a harness whose function
+        // never got code would pass vacuously.
+        assert!(
+            with_code > 20,
+            "{codegen:?}: only {with_code} cases had code"
+        );
+    }
+}
