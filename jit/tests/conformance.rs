@@ -17,6 +17,11 @@ fn case_files() -> Vec<PathBuf> {
     paths
 }
 
+/// The verified program of case `name`.
+fn verified(name: &str, case: &Case) -> Result<cvm::Program, String> {
+    cvm::Program::new(case.module.clone()).map_err(|e| format!("{name}: does not verify: {e}"))
+}
+
 fn run_all(backend: Backend) -> Vec<String> {
     let paths = case_files();
     assert!(paths.len() >= 30, "conformance cases missing");
@@ -93,8 +98,7 @@ fn conformance_cases_pass_with_the_baseline_code_generator() {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
         let checked = Case::parse(&name, &text).and_then(|case| {
-            let program = cvm::Program::new(case.module.clone())
-                .map_err(|e| format!("{name}: does not verify: {e}"))?;
+            let program = verified(&name, &case)?;
             let prepared = jit::Prepared::baseline(program)
                 .map_err(|e| format!("{name}: the baseline cannot compile it: {e}"))?;
             case.check_prepared(&prepared)
@@ -147,8 +151,7 @@ fn conformance_cases_pass_on_the_tiered_backends_kept_instances_of_native_code()
             let name = path.display().to_string();
             let text = std::fs::read_to_string(&path).expect("readable case");
             let checked = Case::parse(&name, &text).and_then(|case| {
-                let program = cvm::Program::new(case.module.clone())
-                    .map_err(|e| format!("{name}: does not verify: {e}"))?;
+                let program = verified(&name, &case)?;
                 let func = match &case.func {
                     Some(f) => program.module().function_index(f),
                     None => program

@@ -598,16 +598,22 @@ fn moving_state(config: TierConfig) -> Moved {
     }
 }
 
-#[test]
-fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
-    let moved = moving_state(TierConfig {
-        call_threshold: 20,
+/// Thresholds by the count of calls alone (Cranelift's code after `call`
+/// calls, baseline code after `baseline`), compiled synchronously.
+fn by_calls(call: u32, baseline: u32) -> TierConfig {
+    TierConfig {
+        call_threshold: call,
         fuel_threshold: u64::MAX,
         background: false,
-        baseline_call_threshold: u32::MAX,
+        baseline_call_threshold: baseline,
         baseline_fuel_threshold: u64::MAX,
         ..TierConfig::DEFAULT
-    });
+    }
+}
+
+#[test]
+fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
+    let moved = moving_state(by_calls(20, u32::MAX));
     // `hot` ran Cranelift's code from its 21st call on; `cold` (called at
     // every seventh step) from its 21st, so the state also moved between
     // the two functions' instances.
@@ -616,10 +622,8 @@ fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
         cold_interpreted,
         codegen,
     } = moved;
-    assert_eq!(
-        codegen,
-        (Some(CodeGen::Cranelift), Some(CodeGen::Cranelift))
-    );
+    let cranelift = Some(CodeGen::Cranelift);
+    assert_eq!(codegen, (cranelift, cranelift));
     assert!(on_native.0 > 100, "native calls of hot: {}", on_native.0);
     assert!(on_native.1 >= 5, "native calls of cold: {}", on_native.1);
     assert!(
@@ -633,14 +637,7 @@ fn calls_on_baseline_code_share_memory_and_advice_and_move_on_to_cranelift() {
     if !jit::baseline::supported() {
         return;
     }
-    let moved = moving_state(TierConfig {
-        call_threshold: 60,
-        fuel_threshold: u64::MAX,
-        background: false,
-        baseline_call_threshold: 5,
-        baseline_fuel_threshold: u64::MAX,
-        ..TierConfig::DEFAULT
-    });
+    let moved = moving_state(by_calls(60, 5));
     // `hot` (172 calls) ran baseline code from its 6th call and
     // Cranelift's from its 61st; `cold` (28 calls) baseline code from its
     // 6th; neither while the folded list was changed (steps 30 to 39 of
