@@ -478,8 +478,12 @@ pub fn check_switch_points(
 /// forced at the `at`-th call (or, with `back_edge`, at the `at`-th
 /// backward jump, on-stack replacement), to `codegen`'s code (Cranelift's
 /// where the host has no other). Compares the run exactly with the
-/// interpreter's. The fuzz targets pick one point per input, so that an
-/// input costs one tiered run instead of one per point.
+/// interpreter's. A call point `at` also checks the tiered backend
+/// compiling by thresholds, after `at` calls, and running the embedder's
+/// calls on the instances of native code it keeps
+/// ([`check_kept_instances`]). The fuzz targets pick one point per input,
+/// so that an input costs one tiered run (three for a call point) instead
+/// of one per point.
 pub fn check_switch_point(
     program: &Program,
     scenario: &Scenario,
@@ -504,12 +508,56 @@ pub fn check_switch_point(
     let tiered = jit::TieredProgram::new(program.clone(), config);
     let mut vm = tiered.instance();
     let got = observe(&mut vm, program, scenario);
-    match difference(&want, &got, Strictness::Exact) {
-        Some(d) => Err(format!(
+    if let Some(d) = difference(&want, &got, Strictness::Exact) {
+        return Err(format!(
             "auto with the switch at {point} {at} to {codegen:?} code disagrees with interp: {d}"
-        )),
-        None => Ok(()),
+        ));
     }
+    if back_edge {
+        return Ok(());
+    }
+    check_kept_instances(program, scenario, &tiered, at, codegen, &want)
+}
+
+/// The tiered backend without a forced switch point, `codegen`'s code
+/// compiled (synchronously) once a function has more than `calls` calls:
+/// the embedder's calls of a function with native code then run on the
+/// instance of that code the tiered instance keeps, with the memory and
+/// advice table moved into it. A sibling of `first` (its compiled
+/// closures are reused); one instance runs the scenario, then a second,
+/// which finds the code the first made hot from its first call. Both must
+/// match the interpreter's run `want` exactly.
+fn check_kept_instances(
+    program: &Program,
+    scenario: &Scenario,
+    first: &jit::TieredProgram,
+    calls: u64,
+    codegen: jit::CodeGen,
+    want: &[Observation],
+) -> Result<(), String> {
+    let calls = u32::try_from(calls).unwrap_or(u32::MAX);
+    let (call_threshold, baseline_call_threshold) = match codegen {
+        jit::CodeGen::Cranelift => (calls, u32::MAX),
+        jit::CodeGen::Baseline => (u32::MAX, calls),
+    };
+    let tiered = first.sibling(jit::TierConfig {
+        call_threshold,
+        fuel_threshold: u64::MAX,
+        background: false,
+        baseline_call_threshold,
+        baseline_fuel_threshold: u64::MAX,
+        ..jit::TierConfig::DEFAULT
+    });
+    for instance in ["first", "second"] {
+        let mut vm = tiered.instance();
+        let got = observe(&mut vm, program, scenario);
+        if let Some(d) = difference(want, &got, Strictness::Exact) {
+            return Err(format!(
+                "auto compiling {codegen:?} code after {calls} calls, {instance} instance, disagrees with interp: {d}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs `program` on the first backend and `optimized` on every backend,
