@@ -481,7 +481,7 @@ pub fn check_switch_points(
 /// interpreter's. A call point `at` also checks the tiered backend
 /// compiling by thresholds, after `at` calls, and running the embedder's
 /// calls on the instances of native code it keeps
-/// ([`check_kept_instances`]). The fuzz targets pick one point per input,
+/// (`check_kept_instances`). The fuzz targets pick one point per input,
 /// so that an input costs one tiered run (three for a call point) instead
 /// of one per point.
 pub fn check_switch_point(
