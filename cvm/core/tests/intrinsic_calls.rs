@@ -342,3 +342,68 @@ fn a_changed_memory_layout_is_refused_until_a_reset() {
         assert_eq!(call(&mut vm, &board, false), first);
     }
 }
+
+/// `f(p)` stores `..` (every square) into `p[1]`, over the end marker
+/// of `sq`, whose one square grows to 65, and then gives the white pawns a
+/// bonus on `sq`'s squares: the charge of `SetSqrs` reads the squares, and
+/// the fast form works it out from `sq`'s initial contents.
+fn writes_through_a_parameter() -> String {
+    format!(
+        "
+.list sq 3 = 28
+.func f params 0 lists 1 locals 1 stack 3 value
+.slots p i
+    incl i
+    push {wild}
+    stx.l p i
+    push 512
+    push 5
+    lref sq
+    intr SetSqrs
+    push 512
+    lref sq
+    intr orPcOnSqrs
+    retv
+.end
+",
+        wild = square("..")
+    )
+}
+
+#[test]
+fn a_call_that_writes_a_constant_list_through_a_parameter_charges_what_it_reads() {
+    // Found by the `che_programs` fuzz target: the embedder passes the
+    // constant list to a function that writes through its list parameter,
+    // so the charge worked out from the initial contents went stale in the
+    // call itself, and in the calls after it.
+    let source = writes_through_a_parameter();
+    let program = Program::new(asm::assemble(&source).expect("asm")).expect("verify");
+    let board = BoardView::from_fen("8/8/8/8/8/8/4P3/4K2k w - - 0 1").expect("fen");
+    let run = |profiled: bool| -> Vec<String> {
+        let mut vm = Interpreter::new(&program);
+        let mut host = BoardHost(board);
+        (0..3)
+            .map(|_| {
+                let mut out = cvm::CollectOutput::default();
+                let result = if profiled {
+                    vm.call_profiled(0, &[0], &mut host, &mut out, &mut support::Quiet)
+                } else {
+                    vm.call(0, &[0], &mut host, &mut out)
+                };
+                format!(
+                    "{result:?}; fuel {}; memory {:?}",
+                    vm.fuel_used(),
+                    vm.memory()
+                )
+            })
+            .collect()
+    };
+    let (fast, plain) = (run(false), run(true));
+    assert_eq!(fast, plain);
+    // The list grew to every square: the pawn on e2 is found.
+    assert!(
+        plain[0].starts_with("Ok(Returned(Some(1)))"),
+        "{}",
+        plain[0]
+    );
+}

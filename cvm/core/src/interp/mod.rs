@@ -366,15 +366,44 @@ impl<'p> Interpreter<'p> {
             .reads_lists
             .iter()
             .any(|&l| self.memory.list(l) != self.initial.list(l));
-        match (changed, self.parked.take()) {
-            (true, None) => {
-                let plain = translate(self.program, Form::Plain, &self.initial);
-                self.parked = Some(Box::new(std::mem::replace(&mut self.fast, plain)));
-            }
-            (true, Some(fast)) => self.parked = Some(fast),
-            (false, Some(fast)) => self.fast = *fast,
-            (false, None) => {}
+        if changed {
+            self.park();
+        } else {
+            self.unpark();
         }
+    }
+
+    /// Sets the fast form aside and runs a plain form (the profiled runs'
+    /// one, made now if there is none yet) until [`Interpreter::unpark`].
+    fn park(&mut self) {
+        if self.parked.is_none() {
+            let plain = match self.plain.take() {
+                Some(plain) => *plain,
+                None => translate(self.program, Form::Plain, &self.initial),
+            };
+            self.parked = Some(Box::new(std::mem::replace(&mut self.fast, plain)));
+        }
+    }
+
+    /// Brings the fast form back, keeping the plain one for profiled runs.
+    fn unpark(&mut self) {
+        if let Some(fast) = self.parked.take() {
+            let plain = std::mem::replace(&mut self.fast, *fast);
+            self.plain = Some(Box::new(plain));
+        }
+    }
+
+    /// Whether a call passing `args` to `func` may, in this very run, write
+    /// a list whose initial contents the fast form's charges were worked
+    /// out from: the program writes through list references, and one of
+    /// the lists passed is such a list.
+    #[cold]
+    #[inline(never)]
+    fn may_write_read_list(&self, func: u32, args: &[i32]) -> bool {
+        let values = self.program.module().functions[func as usize].value_params as usize;
+        let reads = &self.fast.reads_lists;
+        args.get(values..)
+            .is_some_and(|lists| lists.iter().any(|&l| reads.contains(&(l as u32))))
     }
 
     /// A call with `hook` watching every executed instruction: checks the
@@ -408,6 +437,16 @@ impl<'p> Interpreter<'p> {
             }
             self.memory_touched = false;
             self.check_lists();
+        }
+        // Such a call runs a plain form, which works every charge out as
+        // it runs, and the next call looks at the lists again.
+        if !P::ENABLED
+            && !args.is_empty()
+            && self.fast.writes_through_refs
+            && self.may_write_read_list(func, args)
+        {
+            self.park();
+            self.memory_touched = true;
         }
         if P::ENABLED && self.plain.is_none() {
             self.plain = Some(Box::new(translate(
@@ -1576,9 +1615,7 @@ impl Vm for Interpreter<'_> {
     fn reset(&mut self) {
         self.memory.reset_to(&self.initial);
         self.memory_touched = false;
-        if let Some(fast) = self.parked.take() {
-            self.fast = *fast;
-        }
+        self.unpark();
         self.advice.clear_written();
     }
 

@@ -53,6 +53,11 @@ pub(super) struct Translation {
     /// [`Op::Intr`] (constant lists, [`crate::analysis::ListFacts`]):
     /// while the embedder leaves them alone, the charges hold.
     pub reads_lists: Vec<u32>,
+    /// Whether the program writes through list references it got as
+    /// arguments ([`crate::analysis::ListFacts::writes_through_refs`]; a
+    /// fast form's only): a list the embedder passes may then change during
+    /// the call.
+    pub writes_through_refs: bool,
 }
 
 /// A loop header of [`Translation::heads`].
@@ -455,11 +460,13 @@ pub(super) fn translate(program: &Program, form: Form, initial: &Memory) -> Tran
         funcs: Vec::with_capacity(module.functions.len()),
         heads: Vec::new(),
         reads_lists: Vec::new(),
+        writes_through_refs: false,
     };
     let lists = (form == Form::Fast).then(|| KnownLists {
         facts: crate::analysis::list_facts(program),
         initial,
     });
+    out.writes_through_refs = lists.as_ref().is_some_and(|l| l.facts.writes_through_refs);
     for (index, (f, info)) in module
         .functions
         .iter()
