@@ -22,8 +22,7 @@ use cvm::interp::check_call_args;
 use cvm::module::Module;
 use cvm::ListFacts;
 use cvm::{
-    Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError,
-    TrapKind, Vm,
+    Backend, Completion, Host, Interpreter, Limits, Memory, Output, Program, RuntimeError, Vm,
 };
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::BoardView;
@@ -67,10 +66,6 @@ pub struct JitInstance<'j> {
     /// What the last call into code that can no longer change worked out
     /// before entering it, reused by the next call of the same function.
     hot: Option<HotEntry<'j>>,
-    /// Where baseline code finds better code for its frames: the program
-    /// itself (its upgrade), or the tiered program whose baseline closure
-    /// this instance runs.
-    better: &'j dyn BetterCode,
 }
 
 /// The run context an instance keeps between calls, so that a call only
@@ -144,14 +139,6 @@ impl std::fmt::Debug for JitInstance<'_> {
             .field("limits", &self.limits)
             .field("fuel_used", &self.fuel_used)
             .finish_non_exhaustive()
-    }
-}
-
-fn bad_call(message: impl Into<String>) -> RuntimeError {
-    RuntimeError {
-        kind: TrapKind::BadCall(message.into()),
-        offset: 0,
-        pos: None,
     }
 }
 
@@ -312,7 +299,6 @@ impl<'j> JitInstance<'j> {
             ran_compiled: false,
             loop_entries: LoopEntries::default(),
             hot: None,
-            better,
         }
     }
 
@@ -331,15 +317,14 @@ impl<'j> JitInstance<'j> {
     /// Exchanges the instance's memory (its waiting fills written first)
     /// and advice table with `interp`'s, without copying either: how the
     /// tiered backend moves its live state between its interpreter and an
-    /// instance of Cranelift's code, in either direction. With `touched`,
+    /// instance of native code, in either direction. With `touched`,
     /// the memory this instance gets may differ from what compiled code
     /// left (the embedder had it, or a call passed lists to interpreted
     /// code): its next call checks it as after [`Vm::memory_mut`]. The
     /// interpreter always checks what it gets.
     pub(crate) fn swap_with(&mut self, interp: &mut cvm::Interpreter<'_>, touched: bool) {
-        let memory = self.memory.get_mut();
-        self.kept.pending.get_mut().flush(memory);
-        interp.swap_state(memory, &mut self.advice);
+        self.flushed_memory();
+        interp.swap_state(self.memory.get_mut(), &mut self.advice);
         self.memory_touched |= touched;
     }
 
@@ -418,9 +403,7 @@ impl<'j> JitInstance<'j> {
     #[inline(never)]
     fn memory_ready(&mut self, func: u32, args: &[i32]) -> Result<bool, RuntimeError> {
         if self.memory_touched && !self.memory_layout_ok() {
-            return Err(bad_call(
-                "the instance memory no longer has the module's layout",
-            ));
+            return Err(RuntimeError::layout_changed());
         }
         Ok(self.constants_intact(func, args))
     }
@@ -532,7 +515,9 @@ impl<'j> JitInstance<'j> {
             depth_left: max_depth,
             max_depth,
             osr: None,
-            better: Some(self.better),
+            // The kept context holds it already (`Kept::new`); `Run`
+            // reads it only when it makes a context of its own.
+            better: self.kept.ctx.better,
             returns,
         };
         let (handled, loops) = run.enter_with(

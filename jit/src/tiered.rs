@@ -128,6 +128,23 @@ impl TierConfig {
         }
     }
 
+    /// Thresholds by the count of calls alone, for tests: a function is
+    /// compiled by Cranelift after more than `cranelift` calls and by the
+    /// baseline generator after more than `baseline` (`u32::MAX`: never),
+    /// synchronously; the fuel thresholds are off. Unlike a forced switch
+    /// point, the embedder's calls of a compiled function then run on the
+    /// instances of native code the tiered instance keeps.
+    pub fn by_calls(cranelift: u32, baseline: u32) -> TierConfig {
+        TierConfig {
+            call_threshold: cranelift,
+            fuel_threshold: u64::MAX,
+            background: false,
+            baseline_call_threshold: baseline,
+            baseline_fuel_threshold: u64::MAX,
+            ..TierConfig::DEFAULT
+        }
+    }
+
     /// Whether a forced switch point is set (the thresholds are then
     /// ignored).
     fn forced(&self) -> bool {

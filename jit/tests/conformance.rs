@@ -129,21 +129,9 @@ fn conformance_cases_pass_on_the_tiered_backends_kept_instances_of_native_code()
         codegens.push(jit::CodeGen::Baseline);
     }
     for codegen in codegens {
-        let config = jit::TierConfig {
-            call_threshold: if codegen == jit::CodeGen::Cranelift {
-                0
-            } else {
-                u32::MAX
-            },
-            fuel_threshold: u64::MAX,
-            background: false,
-            baseline_call_threshold: if codegen == jit::CodeGen::Baseline {
-                0
-            } else {
-                u32::MAX
-            },
-            baseline_fuel_threshold: u64::MAX,
-            ..jit::TierConfig::DEFAULT
+        let config = match codegen {
+            jit::CodeGen::Cranelift => jit::TierConfig::by_calls(0, u32::MAX),
+            jit::CodeGen::Baseline => jit::TierConfig::by_calls(u32::MAX, 0),
         };
         let mut failures = Vec::new();
         let mut with_code = 0;

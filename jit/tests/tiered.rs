@@ -598,22 +598,9 @@ fn moving_state(config: TierConfig) -> Moved {
     }
 }
 
-/// Thresholds by the count of calls alone (Cranelift's code after `call`
-/// calls, baseline code after `baseline`), compiled synchronously.
-fn by_calls(call: u32, baseline: u32) -> TierConfig {
-    TierConfig {
-        call_threshold: call,
-        fuel_threshold: u64::MAX,
-        background: false,
-        baseline_call_threshold: baseline,
-        baseline_fuel_threshold: u64::MAX,
-        ..TierConfig::DEFAULT
-    }
-}
-
 #[test]
 fn calls_on_cranelift_code_share_memory_and_advice_with_interpreted_calls() {
-    let moved = moving_state(by_calls(20, u32::MAX));
+    let moved = moving_state(TierConfig::by_calls(20, u32::MAX));
     // `hot` ran Cranelift's code from its 21st call on; `cold` (called at
     // every seventh step) from its 21st, so the state also moved between
     // the two functions' instances.
@@ -637,7 +624,7 @@ fn calls_on_baseline_code_share_memory_and_advice_and_move_on_to_cranelift() {
     if !jit::baseline::supported() {
         return;
     }
-    let moved = moving_state(by_calls(60, 5));
+    let moved = moving_state(TierConfig::by_calls(60, 5));
     // `hot` (172 calls) ran baseline code from its 6th call and
     // Cranelift's from its 61st; `cold` (28 calls) baseline code from its
     // 6th; neither while the folded list was changed (steps 30 to 39 of

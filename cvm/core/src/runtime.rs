@@ -452,6 +452,23 @@ pub struct RuntimeError {
 }
 
 impl RuntimeError {
+    /// A call the instance refuses before running anything (offset 0, no
+    /// source position).
+    pub fn bad_call(message: impl Into<String>) -> RuntimeError {
+        RuntimeError {
+            kind: TrapKind::BadCall(message.into()),
+            offset: 0,
+            pos: None,
+        }
+    }
+
+    /// The call refused when the embedder changed the instance memory's
+    /// layout (the number of globals, the heap's size or a list's place),
+    /// which every backend's code relies on.
+    pub fn layout_changed() -> RuntimeError {
+        RuntimeError::bad_call("the instance memory no longer has the module's layout")
+    }
+
     /// An error at `offset`, located through the module's line table.
     pub fn new(kind: TrapKind, offset: u32, module: &Module) -> RuntimeError {
         RuntimeError {

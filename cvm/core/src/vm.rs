@@ -15,7 +15,7 @@
 //! `jit` crate's `Prepared::new(program, backend)` builds an instance for
 //! any [`Backend`].
 
-use crate::runtime::{Completion, Host, Limits, Memory, Output, RuntimeError, TrapKind};
+use crate::runtime::{Completion, Host, Limits, Memory, Output, RuntimeError};
 use crate::verify::Program;
 use cvm_chess::AdviceTable;
 use std::fmt;
@@ -108,7 +108,7 @@ pub trait Vm {
             .program()
             .module()
             .function_index(name)
-            .ok_or_else(|| bad_call(format!("no function named {name}")))?;
+            .ok_or_else(|| RuntimeError::bad_call(format!("no function named {name}")))?;
         self.call(func, args, host, output)
     }
 
@@ -123,17 +123,8 @@ pub trait Vm {
             .program()
             .module()
             .entry
-            .ok_or_else(|| bad_call("the module has no entry point"))?;
+            .ok_or_else(|| RuntimeError::bad_call("the module has no entry point"))?;
         self.call(entry, &[], host, output)
-    }
-}
-
-/// A call the instance refuses before running anything.
-fn bad_call(message: impl Into<String>) -> RuntimeError {
-    RuntimeError {
-        kind: TrapKind::BadCall(message.into()),
-        offset: 0,
-        pos: None,
     }
 }
 

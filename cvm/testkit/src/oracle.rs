@@ -536,17 +536,9 @@ fn check_kept_instances(
     want: &[Observation],
 ) -> Result<(), String> {
     let calls = u32::try_from(calls).unwrap_or(u32::MAX);
-    let (call_threshold, baseline_call_threshold) = match codegen {
-        jit::CodeGen::Cranelift => (calls, u32::MAX),
-        jit::CodeGen::Baseline => (u32::MAX, calls),
-    };
-    let tiered = first.sibling(jit::TierConfig {
-        call_threshold,
-        fuel_threshold: u64::MAX,
-        background: false,
-        baseline_call_threshold,
-        baseline_fuel_threshold: u64::MAX,
-        ..jit::TierConfig::DEFAULT
+    let tiered = first.sibling(match codegen {
+        jit::CodeGen::Cranelift => jit::TierConfig::by_calls(calls, u32::MAX),
+        jit::CodeGen::Baseline => jit::TierConfig::by_calls(u32::MAX, calls),
     });
     for instance in ["first", "second"] {
         let mut vm = tiered.instance();

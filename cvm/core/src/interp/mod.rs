@@ -427,13 +427,7 @@ impl<'p> Interpreter<'p> {
             // The dispatch loop indexes the list table and the heap as the
             // module laid them out.
             if !self.memory.same_layout(&self.initial) {
-                return Err(RuntimeError {
-                    kind: TrapKind::BadCall(
-                        "the instance memory no longer has the module's layout".into(),
-                    ),
-                    offset: 0,
-                    pos: None,
-                });
+                return Err(RuntimeError::layout_changed());
             }
             self.memory_touched = false;
             self.check_lists();

@@ -1387,21 +1387,7 @@ fn instruction(
         }
         Opcode::RetVL => e.op(Op::RetV { src: ops[0] as Reg }),
         Opcode::Intr if known_intrinsic(e, ops[0]) => {}
-        Opcode::Intr => {
-            let intrinsic = &INTRINSICS[ops[0] as usize];
-            let params = intrinsic.params.len();
-            let n = e.vals.len();
-            for j in n - params..n {
-                e.materialize(j);
-            }
-            let base = e.slot(n - params);
-            let aux = e.known(Known::COST, 0, [ops[0], 0, 0]);
-            e.op(Op::Intr { base, aux });
-            e.vals.truncate(n - params);
-            if intrinsic.returns {
-                e.push_slot();
-            }
-        }
+        Opcode::Intr => intrinsic_call(e, ops[0], Known::COST, 0),
         Opcode::Write => {
             let r = e.pop();
             e.op(Op::Write { r });
@@ -1487,42 +1473,51 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
             _ => None,
         };
         if let Some(mask) = or_form.and_then(|or_form| king_mask(or_form, *colour, slots)) {
-            let colour = *colour as u32;
             e.reads_list(l);
-            e.unemit();
-            let base = e.slot(n - 2);
-            let aux = e.known(
-                Known::KING,
-                cost,
-                [colour, mask as u32, (mask >> 32) as u32],
-            );
-            e.op(Op::Intr { base, aux });
-            e.vals.truncate(n - 2);
-            e.push_slot();
+            let operands = [*colour as u32, mask as u32, (mask >> 32) as u32];
+            folded_call(e, Known::KING, cost, operands);
             return true;
         }
     }
     if let (Some(_), Some(list), [Arg::Int(arg), _]) = (info.squares, made, args.as_slice()) {
-        let arg = *arg as u32;
-        e.unemit();
-        let base = e.slot(n - 2);
-        let aux = e.known(Known::GET, cost, [arg, list, id]);
-        e.op(Op::Intr { base, aux });
-        e.vals.truncate(n - 2);
-        e.push_slot();
+        folded_call(e, Known::GET, cost, [*arg as u32, list, id]);
         return true;
     }
+    intrinsic_call(e, id, Known::CALL, cost);
+    true
+}
+
+/// An [`Op::Intr`] of `form` (a [`Known::COST`] or [`Known::CALL`])
+/// calling intrinsic `id` with the top values as its arguments, charging
+/// `cost` (for a `CALL`).
+fn intrinsic_call(e: &mut Emit<'_>, id: u32, form: u32, cost: u32) {
+    let info = &INTRINSICS[id as usize];
+    let params = info.params.len();
+    let n = e.vals.len();
     for j in n - params..n {
         e.materialize(j);
     }
     let base = e.slot(n - params);
-    let aux = e.known(Known::CALL, cost, [id, 0, 0]);
+    let aux = e.known(form, cost, [id, 0, 0]);
     e.op(Op::Intr { base, aux });
     e.vals.truncate(n - params);
     if info.returns {
         e.push_slot();
     }
-    true
+}
+
+/// An [`Op::Intr`] of `form` (a [`Known::GET`] or [`Known::KING`]) in
+/// place of a two-argument call whose constant scalar and list are folded
+/// into `operands`: the `lref` just emitted for the list is removed, and
+/// the result takes the first argument's slot.
+fn folded_call(e: &mut Emit<'_>, form: u32, cost: u32, operands: [u32; 3]) {
+    let n = e.vals.len();
+    e.unemit();
+    let base = e.slot(n - 2);
+    let aux = e.known(form, cost, operands);
+    e.op(Op::Intr { base, aux });
+    e.vals.truncate(n - 2);
+    e.push_slot();
 }
 
 /// The squares a king of `colour` must stand inside for `KingPos` (and
