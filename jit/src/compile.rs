@@ -27,7 +27,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cvm::intrinsics::ListWork;
 use cvm::ListFacts;
-use cvm::{Memory, Program};
+use cvm::{Memory, Program, ResetPlan};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -182,6 +182,9 @@ pub struct JitProgram {
     /// A fresh instance memory: the template new instances copy and the
     /// layout compiled code was specialised for.
     pub(crate) initial: Memory,
+    /// What an instance's reset copies back while only the program wrote
+    /// its memory: the globals and the lists the program can write.
+    pub(crate) reset_plan: ResetPlan,
     /// The lists whose fills Cranelift's code defers
     /// ([`crate::analysis::deferred::deferred_lists`]).
     pub(crate) deferred: Vec<u32>,
@@ -799,6 +802,7 @@ impl JitProgram {
             depth_bounds: facts.depth_bounds.clone(),
             max_frame,
             initial: facts.initial.clone(),
+            reset_plan: ResetPlan::new(&facts.initial, &facts.lists.constant),
             deferred: facts.deferred.clone(),
             measured: measure_constants(&facts.lists, &facts.initial),
             stats,

@@ -59,6 +59,12 @@ pub struct JitInstance<'j> {
     /// Set when the embedder may have changed memory directly; the next
     /// call then checks the layout and the constant lists.
     memory_touched: bool,
+    /// Set when something besides the program may have written memory
+    /// since the last reset (the embedder, the interpreter's state moved
+    /// in, a call passing lists to a program that writes through list
+    /// references): the next reset copies everything back, not only the
+    /// lists the program can write.
+    reset_in_full: bool,
     /// Whether the last call ran compiled code.
     ran_compiled: bool,
     /// Counted-loop entries of the last call.
@@ -192,6 +198,7 @@ impl<'j> Vm for JitInstance<'j> {
 
     fn memory_mut(&mut self) -> &mut Memory {
         self.memory_touched = true;
+        self.reset_in_full = true;
         self.flushed_memory()
     }
 
@@ -207,7 +214,12 @@ impl<'j> Vm for JitInstance<'j> {
 
     fn reset(&mut self) {
         self.kept.pending.get_mut().forget();
-        self.memory.get_mut().reset_to(&self.jit.initial);
+        let memory = self.memory.get_mut();
+        if std::mem::take(&mut self.reset_in_full) {
+            memory.reset_to(&self.jit.initial);
+        } else {
+            memory.reset_written_to(&self.jit.initial, &self.jit.reset_plan);
+        }
         self.memory_touched = false;
         self.advice.clear_written();
     }
@@ -260,6 +272,8 @@ impl<'j> Vm for JitInstance<'j> {
         // A list passed may be a deferred one, which the callee may read.
         if passes_lists {
             self.flushed_memory();
+            // The callee may write a list the program itself never writes.
+            self.reset_in_full |= self.jit.facts.writes_through_refs;
         }
         if (self.memory_touched || (self.jit.facts.writes_through_refs && passes_lists))
             && !self.memory_ready(func, args)?
@@ -296,6 +310,7 @@ impl<'j> JitInstance<'j> {
             limits: Limits::default(),
             fuel_used: 0,
             memory_touched: false,
+            reset_in_full: false,
             ran_compiled: false,
             loop_entries: LoopEntries::default(),
             hot: None,
@@ -326,6 +341,8 @@ impl<'j> JitInstance<'j> {
         self.flushed_memory();
         interp.swap_state(self.memory.get_mut(), &mut self.advice);
         self.memory_touched |= touched;
+        // Whatever had the memory before may have written any list.
+        self.reset_in_full = true;
     }
 
     /// The memory with every waiting fill written.
@@ -447,6 +464,7 @@ impl<'j> JitInstance<'j> {
         self.fuel_used = vm.fuel_used();
         // The interpreter may have written any list; check them next time.
         self.memory_touched = true;
+        self.reset_in_full = true;
         result.unwrap_or_else(|panic| resume_unwind(panic))
     }
 

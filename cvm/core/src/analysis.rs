@@ -7,9 +7,12 @@
 //! `pat.any` forms, or by the JIT as native code). A list is constant when
 //! nothing stores into it by name (`ste`, `ste.l`) and every reference to
 //! it (`lref`) goes straight, within one basic block, into a read-only list
-//! parameter of an intrinsic, or is dropped. Any other use (a call, a store
-//! through the reference, a `Get` intrinsic, a reference that lives across
-//! a jump) makes it variable. The one remaining way in is the embedder:
+//! parameter of an intrinsic, or is dropped. A store through the reference
+//! or a `Get` intrinsic on it makes it variable; so does any other use (a
+//! call, a reference that lives across a jump) when the function it goes
+//! into, or one that function calls, writes through a list reference of
+//! unknown origin, since such a write may then reach it. The one remaining
+//! way in is the embedder:
 //! passing a list as an argument to a function that may write through list
 //! references ([`ListFacts::writes_through_refs`]) or changing memory
 //! directly; embedders that rely on the facts check both.
@@ -32,21 +35,38 @@ pub struct ListFacts {
 /// Finds the constant lists of a verified program.
 pub fn list_facts(program: &Program) -> ListFacts {
     let module = program.module();
+    let nfuncs = module.functions.len();
     let mut constant = vec![true; module.lists.len()];
-    let mut writes_through_refs = false;
+    // `writes[f]`: function `f` itself writes through a list reference of
+    // unknown origin.
+    let mut writes = vec![false; nfuncs];
+    // `callers[f]`: the functions that call `f` (with repeats).
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); nfuncs];
+    // (list, function): a reference to the list went where the analysis no
+    // longer follows it (into a call of the function, or across a jump in
+    // it). Only a write through a reference of unknown origin can then
+    // reach the list, in that function or in what it calls; so the list is
+    // variable only when one of those has such a write.
+    let mut escapes: Vec<(u32, u32)> = Vec::new();
     // The list a stack slot holds when it came from `lref` in this block
     // (one buffer for all functions).
     let mut origin: Vec<Option<u32>> = Vec::new();
     // The jump targets of the function, sorted (one buffer for all).
     let mut leaders: Vec<u32> = Vec::new();
-    let escape = |origin: &mut [Option<u32>], constant: &mut [bool], below: usize| {
-        for o in origin.iter_mut().take(below) {
+    let escape = |origin: &mut [Option<u32>], escapes: &mut Vec<(u32, u32)>, into: u32| {
+        for o in origin.iter_mut() {
             if let Some(l) = o.take() {
-                constant[l as usize] = false;
+                escapes.push((l, into));
             }
         }
     };
-    for (f, info) in module.functions.iter().zip(program.function_infos()) {
+    for (index, (f, info)) in module
+        .functions
+        .iter()
+        .zip(program.function_infos())
+        .enumerate()
+    {
+        let me = index as u32;
         let height = info.max_depth.max(f.max_stack) as usize + 1;
         origin.clear();
         origin.resize(height, None);
@@ -69,7 +89,7 @@ pub fn list_facts(program: &Program) -> ListFacts {
             let Some(d) = i.depth else { continue };
             let d = d as usize;
             if after_branch || leaders.get(next_leader) == Some(&i.offset) {
-                escape(&mut origin, &mut constant, height);
+                escape(&mut origin, &mut escapes, me);
             }
             let instr = i.instr;
             let op = instr.opcode.info();
@@ -78,7 +98,7 @@ pub fn list_facts(program: &Program) -> ListFacts {
             for (kind, access, v) in instr.operands_with_access() {
                 match kind {
                     OperandKind::List if access.writes() => constant[v as usize] = false,
-                    OperandKind::ListLocal if access.writes() => writes_through_refs = true,
+                    OperandKind::ListLocal if access.writes() => writes[index] = true,
                     OperandKind::List
                     | OperandKind::ListLocal
                     | OperandKind::Imm
@@ -97,7 +117,7 @@ pub fn list_facts(program: &Program) -> ListFacts {
             if instr.opcode == Opcode::Stx {
                 match origin[d - 3].take() {
                     Some(l) => constant[l as usize] = false,
-                    None => writes_through_refs = true,
+                    None => writes[index] = true,
                 }
                 origin[d - 2] = None;
                 origin[d - 1] = None;
@@ -122,9 +142,10 @@ pub fn list_facts(program: &Program) -> ListFacts {
                 Effect::DupAny => origin[d] = origin[d - 1],
                 Effect::SwapAny => origin.swap(d - 2, d - 1),
                 Effect::Call => {
-                    let callee = &module.functions[instr.operands[0] as usize];
-                    let n = callee.arity() as usize;
-                    escape(&mut origin[d - n..d], &mut constant, n);
+                    let callee = instr.operands[0];
+                    let n = module.functions[callee as usize].arity() as usize;
+                    escape(&mut origin[d - n..d], &mut escapes, callee);
+                    callers[callee as usize].push(me);
                 }
                 Effect::Intrinsic => {
                     let info = &INTRINSICS[instr.operands[0] as usize];
@@ -134,7 +155,7 @@ pub fn list_facts(program: &Program) -> ListFacts {
                         if let ParamKind::List { out: true, .. } = p.kind {
                             match slot.take() {
                                 Some(l) => constant[l as usize] = false,
-                                None => writes_through_refs = true,
+                                None => writes[index] = true,
                             }
                         }
                         *slot = None;
@@ -150,8 +171,29 @@ pub fn list_facts(program: &Program) -> ListFacts {
                 Effect::Case | Effect::ForStep | Effect::ForStepBack => {}
             }
             if matches!(op.flow, Flow::Branch | Flow::Jump) {
-                escape(&mut origin, &mut constant, height);
+                escape(&mut origin, &mut escapes, me);
             }
+        }
+    }
+    let writes_through_refs = writes.contains(&true);
+    // `reaches[f]`: `f` or a function it calls, directly or not, writes
+    // through a reference of unknown origin (the writers' callers, found
+    // backwards from the writers).
+    let mut reaches = writes;
+    let mut work: Vec<u32> = (0..nfuncs as u32)
+        .filter(|&f| reaches[f as usize])
+        .collect();
+    while let Some(f) = work.pop() {
+        for &c in &callers[f as usize] {
+            if !reaches[c as usize] {
+                reaches[c as usize] = true;
+                work.push(c);
+            }
+        }
+    }
+    for (l, into) in escapes {
+        if reaches[into as usize] {
+            constant[l as usize] = false;
         }
     }
     ListFacts {
@@ -219,7 +261,9 @@ mod tests {
 ",
         );
         let facts = list_facts(&p);
-        assert_eq!(facts.constant, vec![true, false, false, false]);
+        // `passed` goes into a call, but nothing in the program writes
+        // through a list reference it did not make itself.
+        assert_eq!(facts.constant, vec![true, false, false, true]);
         assert!(!facts.writes_through_refs);
     }
 
@@ -244,6 +288,48 @@ mod tests {
         );
         let facts = list_facts(&p);
         assert_eq!(facts.constant, vec![false]);
+        assert!(facts.writes_through_refs);
+    }
+
+    #[test]
+    fn a_list_passed_on_is_variable_only_where_a_writer_can_reach_it() {
+        // `read` only reads its list, `outer` hands its list to `write`,
+        // which writes through it: `a` (passed to `read`) stays constant,
+        // `b` (passed to `outer`) does not.
+        let p = program(
+            "
+.list a 2 = 5
+.list b 2 = 6
+.func main params 0 lists 0 locals 0 stack 1 proc
+    lref a
+    call read
+    pop
+    lref b
+    call outer
+    ret
+.end
+.func read params 0 lists 1 locals 0 stack 2 value
+    ldl 0
+    push 0
+    ldx
+    retv
+.end
+.func outer params 0 lists 1 locals 0 stack 1 proc
+    ldl 0
+    call write
+    ret
+.end
+.func write params 0 lists 1 locals 0 stack 3 proc
+    ldl 0
+    push 0
+    push 9
+    stx
+    ret
+.end
+",
+        );
+        let facts = list_facts(&p);
+        assert_eq!(facts.constant, vec![true, false]);
         assert!(facts.writes_through_refs);
     }
 }

@@ -84,6 +84,7 @@ pub mod isa;
 pub mod module;
 mod natives;
 pub mod opt;
+pub mod reset;
 pub mod runtime;
 pub mod verify;
 mod vm;
@@ -93,6 +94,7 @@ pub use cvm_chess::{AdviceTable, BoardView};
 pub use analysis::{list_facts, ListFacts};
 pub use interp::Interpreter;
 pub use module::Module;
+pub use reset::ResetPlan;
 pub use runtime::{
     format_value, CollectOutput, Completion, Host, HostAnswer, Limits, Memory, NoHost, NullOutput,
     Output, OutputLine, RuntimeError, TrapKind, WriterOutput,

@@ -91,6 +91,33 @@ impl Memory {
         }
     }
 
+    /// [`Memory::reset_to`] for a memory that only its program's code
+    /// changed since it was last reset in full: the globals and the heap
+    /// ranges of `plan` (the lists the program can write) are copied back
+    /// from `initial`, the lists the program never writes are left as they
+    /// are. Falls back to [`Memory::reset_to`] when the sizes differ from
+    /// `initial`'s.
+    pub fn reset_written_to(&mut self, initial: &Memory, plan: &crate::reset::ResetPlan) {
+        if self.globals.len() != initial.globals.len()
+            || self.heap.len() != initial.heap.len()
+            || self.lists.len() != initial.lists.len()
+        {
+            self.clone_from(initial);
+            return;
+        }
+        if !self.globals.is_empty() {
+            self.globals.copy_from_slice(&initial.globals);
+        }
+        for r in plan.ranges() {
+            let (start, end) = (r.start as usize, r.end as usize);
+            if let (Some(to), Some(from)) =
+                (self.heap.get_mut(start..end), initial.heap.get(start..end))
+            {
+                to.copy_from_slice(from);
+            }
+        }
+    }
+
     /// Whether `self` and `other` have the same number of globals, the
     /// same heap size and their lists in the same places.
     pub fn same_layout(&self, other: &Memory) -> bool {

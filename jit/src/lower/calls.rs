@@ -12,7 +12,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 use cvm::intrinsics::{ParamKind, INTRINSICS};
-use cvm::isa::{Instr, Opcode};
+use cvm::isa::{Instr, Opcode, OperandKind};
 
 impl Lower<'_, '_> {
     /// Calls and returns, the frames of inlined calls, intrinsics, folded
@@ -176,6 +176,25 @@ impl Lower<'_, '_> {
         let nslots = f.frame_slots() as usize;
         let nstack = info.max_depth as usize + 1;
         let args: Vec<Value> = (d - arity..d).map(|k| self.get(k)).collect();
+        // A parameter the callee never writes holds its argument for the
+        // whole frame: when that was known here (a constant, a module
+        // list), it is known in the callee too.
+        let mut slot_consts: Vec<Option<i32>> = (d - arity..d).map(|k| self.known(k)).collect();
+        if slot_consts.iter().any(Option::is_some) {
+            for i in &info.instrs {
+                for (kind, access, s) in i.instr.operands_with_access() {
+                    let local = matches!(
+                        kind,
+                        OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal
+                    );
+                    if local && access.writes() {
+                        if let Some(c) = slot_consts.get_mut(s as usize) {
+                            *c = None;
+                        }
+                    }
+                }
+            }
+        }
         let slots: Vec<Variable> = (0..nslots)
             .map(|_| self.b.declare_var(types::I32))
             .collect();
@@ -205,6 +224,7 @@ impl Lower<'_, '_> {
             std::mem::replace(&mut self.slots, slots),
             std::mem::replace(&mut self.stack, stack),
             std::mem::replace(&mut self.known, Known::new(nstack)),
+            std::mem::replace(&mut self.slot_consts, slot_consts),
             std::mem::replace(&mut self.depth_left, depth_var),
             std::mem::replace(&mut self.blocks, blocks),
             self.ret_to.replace(cont),
@@ -215,10 +235,11 @@ impl Lower<'_, '_> {
         self.slots = saved.1;
         self.stack = saved.2;
         self.known = saved.3;
-        self.depth_left = saved.4;
-        self.blocks = saved.5;
-        self.ret_to = saved.6;
-        self.node = saved.7;
+        self.slot_consts = saved.4;
+        self.depth_left = saved.5;
+        self.blocks = saved.6;
+        self.ret_to = saved.7;
+        self.node = saved.8;
         self.loops = saved_loops.0;
         self.guards = saved_loops.1;
         self.fast = saved_loops.2;

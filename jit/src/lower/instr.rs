@@ -77,10 +77,13 @@ impl Lower<'_, '_> {
                 self.set_known(d - 2, kb);
                 self.set_known(d - 1, ka);
             }
-            Opcode::Ldl => {
-                let v = self.slot(ops[0]);
-                self.set(d, v);
-            }
+            Opcode::Ldl => match self.slot_const(ops[0]) {
+                Some(c) => self.set_const(d, c),
+                None => {
+                    let v = self.slot(ops[0]);
+                    self.set(d, v);
+                }
+            },
             Opcode::Stl | Opcode::Tee => {
                 let v = self.get(d - 1);
                 self.set_slot(ops[0], v);

@@ -263,6 +263,10 @@ pub(crate) struct Lower<'a, 'b> {
     stack: Vec<Variable>,
     /// Compile-time values of stack slots in the current block.
     known: Known,
+    /// Compile-time values of frame slots for the whole frame: in a
+    /// spliced callee, the parameters no instruction writes whose
+    /// argument was known at the call (empty otherwise).
+    slot_consts: Vec<Option<i32>>,
     fuel: Variable,
     /// The context pointer.
     pub ctx: Value,
@@ -367,6 +371,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             slots,
             stack,
             known: Known::new(nstack),
+            slot_consts: Vec::new(),
             fuel,
             ctx,
             depth_left,
@@ -548,6 +553,11 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// Records the compile-time value of stack slot `k` (after `set`).
     fn set_known(&mut self, k: u32, v: Option<i32>) {
         self.known.set(k, v);
+    }
+
+    /// The value frame slot `s` holds for the whole frame, if known.
+    fn slot_const(&self, s: u32) -> Option<i32> {
+        self.slot_consts.get(s as usize).copied().flatten()
     }
 
     fn slot(&mut self, s: u32) -> Value {

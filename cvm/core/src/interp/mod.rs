@@ -38,6 +38,7 @@ mod translate;
 use crate::dispatch::{CallHook, CallSite, Handled, LoopSite};
 use crate::intrinsics::{Ctx, INTRINSICS};
 use crate::module::Module;
+use crate::reset::ResetPlan;
 use crate::runtime::{
     arith, Completion, Host, Limits, Memory, Output, RuntimeError, TrapKind, LIST_END,
 };
@@ -278,15 +279,24 @@ pub struct Interpreter<'p> {
     /// initial contents: [`Interpreter::fast`] is then a plain form, which
     /// works every charge out as the call runs.
     parked: Option<Box<Translation>>,
+    /// The lists a reset copies back while only the program wrote memory.
+    reset_plan: ResetPlan,
+    /// Set when something besides the program may have written memory
+    /// since the last reset (the embedder, another backend's state, a
+    /// call passing lists to a program that writes through list
+    /// references): the next reset copies everything back.
+    reset_in_full: bool,
 }
 
 impl<'p> Interpreter<'p> {
     /// Translates a verified program and creates its instance memory.
     pub fn new(program: &'p Program) -> Interpreter<'p> {
         let initial = Memory::new(program.module());
+        let facts = crate::analysis::list_facts(program);
         Interpreter {
             program,
-            fast: translate(program, Form::Fast, &initial),
+            fast: translate(program, Form::Fast, &initial, Some(&facts)),
+            reset_plan: ResetPlan::new(&initial, &facts.constant),
             plain: None,
             memory: initial.clone(),
             initial,
@@ -298,6 +308,7 @@ impl<'p> Interpreter<'p> {
             hook_offset: 0,
             memory_touched: false,
             parked: None,
+            reset_in_full: false,
         }
     }
 
@@ -342,6 +353,7 @@ impl<'p> Interpreter<'p> {
     /// call checks the memory as after [`Vm::memory_mut`].
     pub fn memory_and_advice_mut(&mut self) -> (&mut Memory, &mut AdviceTable) {
         self.memory_touched = true;
+        self.reset_in_full = true;
         (&mut self.memory, &mut self.advice)
     }
 
@@ -353,6 +365,7 @@ impl<'p> Interpreter<'p> {
         std::mem::swap(&mut self.memory, memory);
         std::mem::swap(&mut self.advice, advice);
         self.memory_touched = true;
+        self.reset_in_full = true;
     }
 
     /// After the embedder had the memory: runs the fast form while the
@@ -379,10 +392,16 @@ impl<'p> Interpreter<'p> {
         if self.parked.is_none() {
             let plain = match self.plain.take() {
                 Some(plain) => *plain,
-                None => translate(self.program, Form::Plain, &self.initial),
+                None => self.plain_translation(),
             };
             self.parked = Some(Box::new(std::mem::replace(&mut self.fast, plain)));
         }
+    }
+
+    /// A new plain form (one op per CVM instruction, every charge worked
+    /// out as it runs).
+    fn plain_translation(&self) -> Translation {
+        translate(self.program, Form::Plain, &self.initial, None)
     }
 
     /// Brings the fast form back, keeping the plain one for profiled runs.
@@ -404,6 +423,26 @@ impl<'p> Interpreter<'p> {
         let reads = &self.fast.reads_lists;
         args.get(values..)
             .is_some_and(|lists| lists.iter().any(|&l| reads.contains(&(l as u32))))
+    }
+
+    /// Before a call passing `args` to `func` of a program that writes
+    /// through list references: a list passed may be one the program
+    /// otherwise never writes, so the next reset copies everything back;
+    /// and when it is one the fast form's charges were worked out from,
+    /// the call runs a plain form, which works every charge out as it
+    /// runs, and the next call looks at the lists again (not for a
+    /// profiled run, which runs the plain form anyway).
+    #[cold]
+    #[inline(never)]
+    fn passing_lists_to_writer(&mut self, func: u32, args: &[i32], profiled: bool) {
+        let values = self.program.module().functions[func as usize].value_params as usize;
+        if args.len() > values {
+            self.reset_in_full = true;
+        }
+        if !profiled && self.may_write_read_list(func, args) {
+            self.park();
+            self.memory_touched = true;
+        }
     }
 
     /// A call with `hook` watching every executed instruction: checks the
@@ -432,22 +471,11 @@ impl<'p> Interpreter<'p> {
             self.memory_touched = false;
             self.check_lists();
         }
-        // Such a call runs a plain form, which works every charge out as
-        // it runs, and the next call looks at the lists again.
-        if !P::ENABLED
-            && !args.is_empty()
-            && self.fast.writes_through_refs
-            && self.may_write_read_list(func, args)
-        {
-            self.park();
-            self.memory_touched = true;
+        if !args.is_empty() && self.fast.writes_through_refs {
+            self.passing_lists_to_writer(func, args, P::ENABLED);
         }
         if P::ENABLED && self.plain.is_none() {
-            self.plain = Some(Box::new(translate(
-                self.program,
-                Form::Plain,
-                &self.initial,
-            )));
+            self.plain = Some(Box::new(self.plain_translation()));
         }
         let meta = self.fast.funcs[func as usize];
         let need = meta.frame as usize;
@@ -1593,6 +1621,7 @@ impl Vm for Interpreter<'_> {
 
     fn memory_mut(&mut self) -> &mut Memory {
         self.memory_touched = true;
+        self.reset_in_full = true;
         &mut self.memory
     }
 
@@ -1607,7 +1636,12 @@ impl Vm for Interpreter<'_> {
     }
 
     fn reset(&mut self) {
-        self.memory.reset_to(&self.initial);
+        if std::mem::take(&mut self.reset_in_full) {
+            self.memory.reset_to(&self.initial);
+        } else {
+            self.memory
+                .reset_written_to(&self.initial, &self.reset_plan);
+        }
         self.memory_touched = false;
         self.unpark();
         self.advice.clear_written();

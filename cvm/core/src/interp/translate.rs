@@ -118,7 +118,7 @@ struct Emit<'t> {
 /// The module's lists as the translation of intrinsic calls sees them:
 /// which ones only the embedder can change, and their initial contents.
 struct KnownLists<'m> {
-    facts: crate::analysis::ListFacts,
+    facts: &'m crate::analysis::ListFacts,
     initial: &'m Memory,
 }
 
@@ -450,7 +450,15 @@ impl Emit<'_> {
 
 /// Translates every function of a verified program whose instance memory
 /// starts as `initial`.
-pub(super) fn translate(program: &Program, form: Form, initial: &Memory) -> Translation {
+///
+/// The fast form works charges out from the lists `facts` finds constant
+/// (none without them); the plain form needs no facts.
+pub(super) fn translate(
+    program: &Program,
+    form: Form,
+    initial: &Memory,
+    facts: Option<&crate::analysis::ListFacts>,
+) -> Translation {
     let module = program.module();
     let mut out = Translation {
         code: Vec::new(),
@@ -462,10 +470,9 @@ pub(super) fn translate(program: &Program, form: Form, initial: &Memory) -> Tran
         reads_lists: Vec::new(),
         writes_through_refs: false,
     };
-    let lists = (form == Form::Fast).then(|| KnownLists {
-        facts: crate::analysis::list_facts(program),
-        initial,
-    });
+    let lists = facts
+        .filter(|_| form == Form::Fast)
+        .map(|facts| KnownLists { facts, initial });
     out.writes_through_refs = lists.as_ref().is_some_and(|l| l.facts.writes_through_refs);
     for (index, (f, info)) in module
         .functions
