@@ -14,7 +14,7 @@
 use crate::runtime::Memory;
 
 /// Slots of lists the program does not write that a plan copies along
-/// rather than start another range (see [`ResetPlan::of_lists`]).
+/// rather than start another range (see [`ResetPlan::new`]).
 const MERGE_GAP: u32 = 64;
 
 /// What a reset must copy back into a memory that only its program
@@ -31,23 +31,13 @@ pub struct ResetPlan {
 impl ResetPlan {
     /// The plan for a program whose list `l` never changes but through the
     /// embedder when `constant[l]` holds (a list without an entry there
-    /// counts as written), laid out as in `initial`.
+    /// counts as written), laid out as in `initial`. The constant lists
+    /// must hold `initial`'s values whenever the plan is used: a few of
+    /// their slots between two written lists may be copied along.
     pub fn new(initial: &Memory, constant: &[bool]) -> ResetPlan {
-        let writable: Vec<bool> = (0..initial.lists.len())
-            .map(|l| !constant.get(l).copied().unwrap_or(false))
-            .collect();
-        ResetPlan::of_lists(initial, &writable)
-    }
-
-    /// The plan that copies back the lists `l` with `writable[l]` (a list
-    /// without an entry there counts as not written), laid out as in
-    /// `initial`. The lists not written must hold `initial`'s values
-    /// whenever the plan is used: a few of their slots between two written
-    /// lists may be copied along.
-    pub fn of_lists(initial: &Memory, writable: &[bool]) -> ResetPlan {
         let mut heap: Vec<std::ops::Range<u32>> = Vec::new();
         for (l, s) in initial.lists.iter().enumerate() {
-            if !writable.get(l).copied().unwrap_or(false) || s.slots == 0 {
+            if constant.get(l).copied().unwrap_or(false) || s.slots == 0 {
                 continue;
             }
             let r = s.base..s.base.saturating_add(s.slots);

@@ -79,10 +79,7 @@ impl Memory {
     /// places when their sizes are still `initial`'s, without reallocating;
     /// a copy of `initial` otherwise (an embedder resized them).
     pub fn reset_to(&mut self, initial: &Memory) {
-        if self.globals.len() == initial.globals.len()
-            && self.heap.len() == initial.heap.len()
-            && self.lists.len() == initial.lists.len()
-        {
+        if self.same_sizes(initial) {
             self.globals.copy_from_slice(&initial.globals);
             self.heap.copy_from_slice(&initial.heap);
             self.lists.copy_from_slice(&initial.lists);
@@ -98,11 +95,8 @@ impl Memory {
     /// are. Falls back to [`Memory::reset_to`] when the sizes differ from
     /// `initial`'s.
     pub fn reset_written_to(&mut self, initial: &Memory, plan: &crate::reset::ResetPlan) {
-        if self.globals.len() != initial.globals.len()
-            || self.heap.len() != initial.heap.len()
-            || self.lists.len() != initial.lists.len()
-        {
-            self.clone_from(initial);
+        if !self.same_sizes(initial) {
+            self.reset_to(initial);
             return;
         }
         if !self.globals.is_empty() {
@@ -116,6 +110,14 @@ impl Memory {
                 to.copy_from_slice(from);
             }
         }
+    }
+
+    /// Whether `self` and `other` have as many globals, heap slots and
+    /// lists (the block copies of a reset need no more).
+    fn same_sizes(&self, other: &Memory) -> bool {
+        self.globals.len() == other.globals.len()
+            && self.heap.len() == other.heap.len()
+            && self.lists.len() == other.lists.len()
     }
 
     /// Whether `self` and `other` have the same number of globals, the

@@ -12,7 +12,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 use cvm::intrinsics::{ParamKind, INTRINSICS};
-use cvm::isa::{Instr, Opcode, OperandKind};
+use cvm::isa::{Instr, Opcode};
 
 impl Lower<'_, '_> {
     /// Calls and returns, the frames of inlined calls, intrinsics, folded
@@ -181,17 +181,9 @@ impl Lower<'_, '_> {
         // list), it is known in the callee too.
         let mut slot_consts: Vec<Option<i32>> = (d - arity..d).map(|k| self.known(k)).collect();
         if slot_consts.iter().any(Option::is_some) {
-            for i in &info.instrs {
-                for (kind, access, s) in i.instr.operands_with_access() {
-                    let local = matches!(
-                        kind,
-                        OperandKind::Local | OperandKind::IntLocal | OperandKind::ListLocal
-                    );
-                    if local && access.writes() {
-                        if let Some(c) = slot_consts.get_mut(s as usize) {
-                            *c = None;
-                        }
-                    }
+            for s in info.instrs.iter().flat_map(|i| i.instr.slots_written()) {
+                if let Some(c) = slot_consts.get_mut(s as usize) {
+                    *c = None;
                 }
             }
         }

@@ -412,19 +412,6 @@ impl<'p> Interpreter<'p> {
         }
     }
 
-    /// Whether a call passing `args` to `func` may, in this very run, write
-    /// a list whose initial contents the fast form's charges were worked
-    /// out from: the program writes through list references, and one of
-    /// the lists passed is such a list.
-    #[cold]
-    #[inline(never)]
-    fn may_write_read_list(&self, func: u32, args: &[i32]) -> bool {
-        let values = self.program.module().functions[func as usize].value_params as usize;
-        let reads = &self.fast.reads_lists;
-        args.get(values..)
-            .is_some_and(|lists| lists.iter().any(|&l| reads.contains(&(l as u32))))
-    }
-
     /// Before a call passing `args` to `func` of a program that writes
     /// through list references: a list passed may be one the program
     /// otherwise never writes, so the next reset copies everything back;
@@ -436,10 +423,12 @@ impl<'p> Interpreter<'p> {
     #[inline(never)]
     fn passing_lists_to_writer(&mut self, func: u32, args: &[i32], profiled: bool) {
         let values = self.program.module().functions[func as usize].value_params as usize;
-        if args.len() > values {
+        let lists = args.get(values..).unwrap_or(&[]);
+        if !lists.is_empty() {
             self.reset_in_full = true;
         }
-        if !profiled && self.may_write_read_list(func, args) {
+        let reads = &self.fast.reads_lists;
+        if !profiled && lists.iter().any(|&l| reads.contains(&(l as u32))) {
             self.park();
             self.memory_touched = true;
         }
