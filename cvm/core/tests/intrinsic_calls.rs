@@ -190,7 +190,7 @@ proptest! {
         ]),
         arg in scalar(),
         second in scalar(),
-        capacity in prop::sample::select(vec![0u32, 1, 3, 8, 64]),
+        capacity in prop::sample::select(vec![0u32, 1, 3, 5, 6, 8, 63, 64]),
     ) {
         agree(&get_program(name, arg, capacity, second), &board);
     }
@@ -253,6 +253,32 @@ fn a_get_form_into_a_list_too_short_traps_and_writes_nothing() {
         "{r}"
     );
     assert!(r.contains("heap: [-1, -1, -1, -1]"), "{r}");
+}
+
+#[test]
+fn a_get_form_fills_a_list_exactly_to_its_capacity() {
+    // Six squares for the white knights, two passed pawns for White: the
+    // forms that compute these sets in place check the list's room like
+    // the intrinsic, one square short traps, an exact fit fills.
+    let board = BoardView::from_fen("4k3/8/8/8/8/8/P6P/1N2K1N1 w - - 0 1").expect("fen");
+    let cases = [
+        ("GetControl", piece("wN"), 6u32),
+        ("GetControl", piece("?N"), 6),
+        ("GetPassed", lit::WHITE, 2),
+    ];
+    for (name, arg, squares) in cases {
+        let fits = agree(&get_program(name, arg, squares, -1), &board);
+        assert!(
+            fits.starts_with(&format!("Returned(Some({squares}))")),
+            "{name}: {fits}"
+        );
+        let short = agree(&get_program(name, arg, squares - 1, -1), &board);
+        let trap = format!(
+            "ListOverflow {{ needed: {squares}, capacity: {} }}",
+            squares - 1
+        );
+        assert!(short.starts_with(&trap), "{name}: {short}");
+    }
 }
 
 #[test]

@@ -45,7 +45,7 @@ use crate::runtime::{
 use crate::verify::Program;
 use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
-use cvm_chess::board::BoardView;
+use cvm_chess::board::{kind, BoardView};
 use cvm_chess::pattern::Mode;
 use op::{Aux, Frame, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
 use translate::{translate, Form, Head, Translation};
@@ -111,6 +111,11 @@ struct Cold {
     reserve: u64,
     /// The fuel between two offers (`u64::MAX`: no offers).
     every: u64,
+    /// The host's board view, taken at the first intrinsic that reads the
+    /// board and dropped (null) whenever the host is lent out mutably (an
+    /// intrinsic called through its generic path, a call or back-edge
+    /// hook), after which a host service may show another one.
+    board: *const BoardView,
 }
 
 impl Cold {
@@ -121,6 +126,15 @@ impl Cold {
         fuel - self.reserve
     }
 }
+
+/// The `target` of a [`Known::GET`] op for `GetControl` of knights alone,
+/// beyond the intrinsic numbers: the squares the knights of the colours in
+/// mask `a` (bit 0 White, bit 1 Black) control, computed in the op.
+pub(super) const GET_KNIGHTS: u32 = INTRINSICS.len() as u32;
+
+/// The `target` of a [`Known::GET`] op for `GetPassed` of one colour: the
+/// passed pawns of colour index `a` (0 White, 1 Black), computed in the op.
+pub(super) const GET_PASSED: u32 = INTRINSICS.len() as u32 + 1;
 
 /// The fuel ran short of `cost` with `fuel` left in the count: takes the
 /// fuel kept back, and returns the count from here on (at least `cost`,
@@ -566,6 +580,7 @@ impl<'p> Interpreter<'p> {
             regs_base,
             reserve: 0,
             every: u64::MAX,
+            board: std::ptr::null(),
         };
         let cold: &mut Cold = std::hint::black_box(&mut cold_state);
         if P::BACK_EDGES {
@@ -576,6 +591,19 @@ impl<'p> Interpreter<'p> {
         }
 
         let result = 'run: loop {
+            // The board view the pattern intrinsics read (see `Cold::board`).
+            macro_rules! board {
+                () => {{
+                    if cold.board.is_null() {
+                        cold.board = host.board().unwrap_or(&BoardView::EMPTY);
+                    }
+                    // SAFETY: the pointer came from `host.board()` (or is
+                    // the static empty view) and is dropped before the host
+                    // is next borrowed mutably; shared borrows of the host
+                    // in between leave the view where it is.
+                    unsafe { &*cold.board }
+                }};
+            }
             macro_rules! r {
                 ($i:expr) => {
                     // SAFETY: `$i` is a register of the current function, below
@@ -646,6 +674,7 @@ impl<'p> Interpreter<'p> {
                     ip = $to;
                     if P::BACK_EDGES {
                         merge!();
+                        cold.board = std::ptr::null();
                         let offered = offer_back_edge(
                             profiler,
                             t,
@@ -987,6 +1016,7 @@ impl<'p> Interpreter<'p> {
                             host: &mut *host,
                             output: &mut *output,
                         };
+                        cold.board = std::ptr::null();
                         let handled = profiler.call(site);
                         lists = memory.lists.as_ptr();
                         heap = memory.heap.as_mut_ptr();
@@ -1383,12 +1413,7 @@ impl<'p> Interpreter<'p> {
                     let cost = crate::intrinsics::cost_folded(id as u32, r!(base), mask);
                     charge!(pc!() - 1, cost);
                     let hit = match INTRINSICS.get(id).and_then(|i| i.fold) {
-                        Some(fold) => (fold.func)(
-                            host.board().unwrap_or(&BoardView::EMPTY),
-                            r!(base),
-                            mask,
-                            mode,
-                        ),
+                        Some(fold) => (fold.func)(board!(), r!(base), mask, mode),
                         None => false,
                     };
                     set!(base, hit as i32);
@@ -1483,37 +1508,60 @@ impl<'p> Interpreter<'p> {
                     match k.inc {
                         Known::GET => {
                             charge!(pc!() - 1, u64::from(k.fuel));
-                            let squares = INTRINSICS[k.target as usize].squares;
-                            let board = host.board().unwrap_or(&BoardView::EMPTY);
-                            let mut rest = squares.map_or(0, |f| f(board, k.a as i32));
+                            let board = board!();
+                            let set = match k.target {
+                                GET_KNIGHTS => cvm_chess::attacks::knights(
+                                    cvm_chess::sets::pieces_of(board, k.a as u8, 1 << kind::KNIGHT),
+                                ),
+                                GET_PASSED => {
+                                    cvm_chess::pattern::passed_pawns_of(board, k.a as usize & 1)
+                                }
+                                t => INTRINSICS
+                                    .get(t as usize)
+                                    .and_then(|i| i.squares)
+                                    .map_or(0, |f| f(board, k.a as i32)),
+                            };
                             // SAFETY: `k.b` is the verified operand of an `lref`.
                             let s = unsafe { *lists.add(k.b as usize) };
-                            let n = rest.count_ones();
                             // The squares and the end marker must fit, or
                             // nothing is written (as the intrinsic checks).
-                            if n >= s.slots {
-                                break 'run Err((
-                                    TrapKind::ListOverflow {
-                                        needed: n,
-                                        capacity: s.slots.saturating_sub(1),
-                                    },
-                                    pc!() - 1,
-                                ));
+                            // A list of more than 64 slots holds any set; a
+                            // shorter one has its squares counted up to its
+                            // slots first.
+                            if s.slots <= 64 {
+                                let (mut rest, mut n) = (set, 0);
+                                while rest != 0 && n < s.slots {
+                                    rest &= rest - 1;
+                                    n += 1;
+                                }
+                                if n >= s.slots {
+                                    break 'run Err((
+                                        TrapKind::ListOverflow {
+                                            needed: set.count_ones(),
+                                            capacity: s.slots.saturating_sub(1),
+                                        },
+                                        pc!() - 1,
+                                    ));
+                                }
                             }
-                            let mut at = s.base as usize;
+                            let first = s.base as usize;
+                            let mut at = first;
+                            let mut rest = set;
                             while rest != 0 {
-                                // SAFETY: `at` < base + n < base + slots.
+                                // SAFETY: `at` < base + n < base + slots,
+                                // n the set's squares (below the slots, as
+                                // checked or as a set has at most 64).
                                 heap!(at) = rest.trailing_zeros() as i32;
                                 rest &= rest - 1;
                                 at += 1;
                             }
                             // SAFETY: `at` = base + n < base + slots.
                             heap!(at) = LIST_END;
-                            set!(base, n as i32);
+                            set!(base, (at - first) as i32);
                         }
                         Known::KING => {
                             charge!(pc!() - 1, u64::from(k.fuel));
-                            let board = host.board().unwrap_or(&BoardView::EMPTY);
+                            let board = board!();
                             let mask = u64::from(k.b) | u64::from(k.target) << 32;
                             let hit = cvm_chess::pattern::king_pos_mask(board, k.a as i32, mask);
                             set!(base, i32::from(hit));
@@ -1537,6 +1585,7 @@ impl<'p> Interpreter<'p> {
                                 advice,
                             };
                             merge!();
+                            cold.board = std::ptr::null();
                             let done = if form == Known::CALL {
                                 crate::intrinsics::invoke_paid(id, &mut ctx, &args[..n], fuel)
                             } else {

@@ -673,9 +673,11 @@ impl Known {
     /// The intrinsic `a`, called with the arguments in the registers,
     /// charging the translation's charge.
     pub const CALL: u32 = 0;
-    /// A `Get` form of one square set ([`crate::intrinsics::IntrinsicInfo::squares`]):
-    /// intrinsic `target`, scalar argument `a`, list `b`; the call writes
-    /// the squares itself.
+    /// A `Get` form of one square set: intrinsic `target`'s
+    /// ([`crate::intrinsics::IntrinsicInfo::squares`]) or one the op
+    /// computes itself for a constant argument (`GET_KNIGHTS`,
+    /// `GET_PASSED` of the dispatch loop), scalar argument `a`, list `b`;
+    /// the call writes the squares itself.
     pub const GET: u32 = 1;
     /// `KingPos` of colour `a` as one mask test, the mask's low and high
     /// words in `b` and `target`.

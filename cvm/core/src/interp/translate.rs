@@ -1487,11 +1487,33 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
         }
     }
     if let (Some(_), Some(list), [Arg::Int(arg), _]) = (info.squares, made, args.as_slice()) {
-        folded_call(e, Known::GET, cost, [*arg as u32, list, id]);
+        let (a, squares) = get_form(info.name, *arg).unwrap_or((*arg as u32, id));
+        folded_call(e, Known::GET, cost, [a, list, squares]);
         return true;
     }
     intrinsic_call(e, id, Known::CALL, cost);
     true
+}
+
+/// A [`Known::GET`] of a `Get` call (named `name`) whose scalar argument
+/// is the constant `arg`, when the dispatch loop can compute its set
+/// directly: `GetControl` of knights alone and `GetPassed` of one colour.
+/// Returns the op's scalar operand and target
+/// ([`super::GET_KNIGHTS`], [`super::GET_PASSED`]).
+fn get_form(name: &str, arg: i32) -> Option<(u32, u32)> {
+    match name {
+        "GetControl" => {
+            let (colours, kinds) = cvm_chess::sets::piece(arg)?;
+            (kinds == 1 << cvm_chess::board::kind::KNIGHT)
+                .then_some((u32::from(colours), super::GET_KNIGHTS))
+        }
+        "GetPassed" => match cvm_chess::sets::colours(arg)? {
+            1 => Some((0, super::GET_PASSED)),
+            2 => Some((1, super::GET_PASSED)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An [`Op::Intr`] of `form` (a [`Known::COST`] or [`Known::CALL`])
