@@ -485,8 +485,16 @@ impl<'p> Interpreter<'p> {
         if self.regs.len() < need {
             self.regs.resize(need, 0);
         }
-        self.regs[..args.len()].copy_from_slice(args);
-        self.regs[args.len()..meta.slots as usize].fill(0);
+        if !args.is_empty() {
+            self.regs[..args.len()].copy_from_slice(args);
+        }
+        // A hook's few locals are zeroed by stores, not a `memset` call.
+        match &mut self.regs[args.len()..meta.slots as usize] {
+            [] => {}
+            [a] => *a = 0,
+            [a, b] => (*a, *b) = (0, 0),
+            locals => locals.fill(0),
+        }
         self.fuel_used = 0;
         let limit = self.limits.fuel.unwrap_or(u64::MAX);
         // The entry charges as a call would (nothing is spent when it
