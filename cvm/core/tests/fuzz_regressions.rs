@@ -155,3 +155,52 @@ fn generated_che_constant_divisors_are_never_zero() {
         }
     }
 }
+
+/// A function writing through its list parameter, called by the embedder
+/// with a literal list the program itself never writes: the optimizer
+/// folded the literal's squares into a pattern mask (`fold_lists`), so the
+/// optimized program kept testing the initial contents (an empty list,
+/// true for no square) while the original read the square just written
+/// (false: no white pawn on e4 of the empty board). A program that writes
+/// through list references has no list folded.
+#[test]
+fn a_literal_list_the_embedder_passes_to_a_writer_is_not_folded() {
+    let p = program(
+        ".list l 2 = -1 12
+.entry main
+.func f params 0 lists 1 locals 0 stack 3 value
+    ldl 0
+    push 0
+    push 28
+    stx
+    push 512
+    lref l
+    intr PcOnSqrs
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 0
+    retv
+.end
+",
+    );
+    // A call of `f` with list 0 (the literal) as its argument.
+    let seed = (0..256u64)
+        .find(|&seed| {
+            let s = Scenario {
+                call: Some(seed),
+                ..Scenario::new(Limits::default())
+            };
+            cvm_testkit::oracle::target(&p, &s) == Some((0, vec![0]))
+        })
+        .expect("a seed that calls f(l)");
+    let scenario = Scenario {
+        call: Some(seed),
+        ..Scenario::new(Limits::default())
+    };
+    let (o, report) = cvm::opt::optimize(&p);
+    assert!(!report.fell_back);
+    if let Err(e) = check_optimized(&p, &o, &scenario, &[Backend::Interp]) {
+        panic!("{e}\n{}", cvm::asm::disassemble(o.module()));
+    }
+}

@@ -118,8 +118,16 @@ pub fn optimize_with(program: &Program, options: Options) -> (Program, Report) {
     };
     let list_facts = crate::analysis::list_facts(program);
     let memory = crate::runtime::Memory::new(module);
+    // A list only the embedder can change keeps its initial contents in
+    // the folded masks, unless some function writes through a list
+    // reference of unknown origin: the embedder may pass any list to it
+    // (a call's list arguments are list numbers), and the original program
+    // would then read the written contents.
     let constant_lists: Vec<Option<Vec<i32>>> = (0..module.lists.len())
-        .map(|l| list_facts.constant[l].then(|| memory.list(l as u32).to_vec()))
+        .map(|l| {
+            (list_facts.constant[l] && !list_facts.writes_through_refs)
+                .then(|| memory.list(l as u32).to_vec())
+        })
         .collect();
     let main_rules = Rules {
         pair_loads: false,
