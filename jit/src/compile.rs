@@ -185,6 +185,10 @@ pub struct JitProgram {
     /// What an instance's reset copies back while only the program wrote
     /// its memory: the globals and the lists the program can write.
     pub(crate) reset_plan: ResetPlan,
+    /// [`JitProgram::reset_plan`] without the deferred lists: what a reset
+    /// copies back while no deferred list's memory was written
+    /// (`crate::deferred::Pending::take_written`).
+    pub(crate) reset_plan_kept: ResetPlan,
     /// The lists whose fills Cranelift's code defers
     /// ([`crate::analysis::deferred::deferred_lists`]).
     pub(crate) deferred: Vec<u32>,
@@ -803,6 +807,15 @@ impl JitProgram {
             max_frame,
             initial: facts.initial.clone(),
             reset_plan: ResetPlan::new(&facts.initial, &facts.lists.constant),
+            reset_plan_kept: {
+                let mut kept = facts.lists.constant.clone();
+                for &l in &facts.deferred {
+                    if let Some(k) = kept.get_mut(l as usize) {
+                        *k = true;
+                    }
+                }
+                ResetPlan::new(&facts.initial, &kept)
+            },
             deferred: facts.deferred.clone(),
             measured: measure_constants(&facts.lists, &facts.initial),
             stats,

@@ -195,6 +195,8 @@ pub(crate) mod offsets {
     pub const READY: i32 = offset_of!(Context<'static>, ready) as i32;
     /// [`Context::pending`].
     pub const PENDING: i32 = offset_of!(Context<'static>, pending) as i32;
+    /// [`Context::advice`].
+    pub const ADVICE: i32 = offset_of!(Context<'static>, advice) as i32;
     /// `pieces[colour][kind]` in the board view [`Context::board`] points to.
     pub fn piece(colour: usize, kind: usize) -> i32 {
         offset_of!(BoardView, pieces) as i32 + ((colour * 6 + kind) * 8) as i32

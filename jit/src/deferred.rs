@@ -1,16 +1,19 @@
-//! Fills that wait: the square sets of `Get` forms kept as bitboards until
-//! someone looks at their lists.
+//! Fills that wait: the square sets of `Get` forms and line walkers kept
+//! as bitboards until someone looks at their lists.
 //!
-//! For a list only `Get` forms fill (`crate::analysis::deferred`),
-//! Cranelift's code does not write the squares; it records the set and its
-//! count in a [`Pending`] record the run context points to. The squares
-//! are written ([`Pending::flush`]) before anything else can see the list:
-//! when the embedder takes the instance's memory, before the interpreter
-//! runs on it, before an intrinsic called through the shim writes the
-//! list, and at the end of a run that has no instance to keep the record.
+//! For a list only such fills write and only square-set readers read
+//! (`crate::analysis::deferred`), Cranelift's code does not write the
+//! squares; it records the set, its count and the order of the squares in
+//! a [`Pending`] record the run context points to. The squares are written
+//! ([`Pending::flush`]) before anything else can see the list: when the
+//! embedder takes the instance's memory, before the interpreter runs on
+//! it, before an intrinsic called through the shim writes the list or
+//! reads it element by element, and at the end of a run that has no
+//! instance to keep the record. A square-set reader called through the
+//! shim takes the set itself ([`Pending::waiting_set`]).
 //!
-//! A fill writes the squares ascending and the end marker after them, and
-//! leaves the slots beyond untouched; so after two fills, the slots past
+//! A fill writes the squares in its order and the end marker after them,
+//! and leaves the slots beyond untouched; so after two fills, the slots past
 //! the second one's end marker still hold what the first one wrote there.
 //! Compiled code keeps that exact: when a new fill of a list has fewer
 //! squares than the one waiting, it writes the waiting one first (which
@@ -35,7 +38,9 @@ pub(crate) struct PendingFill {
     pub set: u64,
     /// Their number, or [`NONE`].
     pub count: i32,
-    _pad: u32,
+    /// 0 when the squares are written ascending, 1 descending (written by
+    /// compiled code only for a list that some fill writes descending).
+    pub descending: u32,
 }
 
 /// The waiting fills of an instance, one slot per deferred list (in the
@@ -49,6 +54,13 @@ pub(crate) struct Pending {
     /// fill it records, [`Pending::flush`] and [`Pending::forget`] clear it
     /// (a cheap test for the intrinsic shim).
     any: u32,
+    /// Non-zero when the memory of a deferred list may have been written
+    /// since [`Pending::take_written`]: by a flush, by the shim's call of
+    /// an intrinsic that writes one, or by compiled code writing a waiting
+    /// fill on its cold path. While it is zero the deferred lists hold
+    /// what the last reset left in them, and the next reset need not copy
+    /// them back.
+    written: u32,
     lists: [u32; MAX_DEFERRED],
     len: usize,
 }
@@ -62,8 +74,12 @@ pub(crate) mod offsets {
     pub const SET: i32 = offset_of!(PendingFill, set) as i32;
     /// [`PendingFill::count`].
     pub const COUNT: i32 = offset_of!(PendingFill, count) as i32;
+    /// [`PendingFill::descending`].
+    pub const DESCENDING: i32 = offset_of!(PendingFill, descending) as i32;
     /// [`Pending::any`].
     pub const ANY: i32 = offset_of!(Pending, any) as i32;
+    /// [`Pending::written`].
+    pub const WRITTEN: i32 = offset_of!(Pending, written) as i32;
 }
 
 impl Pending {
@@ -74,9 +90,10 @@ impl Pending {
             fills: [PendingFill {
                 set: 0,
                 count: NONE,
-                _pad: 0,
+                descending: 0,
             }; MAX_DEFERRED],
             any: 0,
+            written: 0,
             lists: [0; MAX_DEFERRED],
             len: lists.len().min(MAX_DEFERRED),
         };
@@ -120,6 +137,30 @@ impl Pending {
         }
     }
 
+    /// The set of the fill waiting for list `list` and its count, if the
+    /// list is deferred and one waits: what a square-set reader takes
+    /// instead of the squares.
+    pub(crate) fn waiting_set(&self, list: u32) -> Option<(u64, u32)> {
+        if !self.may_wait() {
+            return None;
+        }
+        let i = self.lists[..self.len].iter().position(|&l| l == list)?;
+        let fill = &self.fills[i];
+        u32::try_from(fill.count).ok().map(|n| (fill.set, n))
+    }
+
+    /// Records that the memory of a deferred list may have been written
+    /// (the shim is about to call an intrinsic that writes one).
+    pub(crate) fn mark_written(&mut self) {
+        self.written = 1;
+    }
+
+    /// Whether the memory of a deferred list may have been written since
+    /// the last call; starts the record afresh.
+    pub(crate) fn take_written(&mut self) -> bool {
+        std::mem::take(&mut self.written) != 0
+    }
+
     /// Drops every waiting fill: memory was reset, which overwrites them.
     pub(crate) fn forget(&mut self) {
         if !self.may_wait() {
@@ -131,20 +172,27 @@ impl Pending {
         self.any = 0;
     }
 
-    fn flush_slot(&mut self, i: usize, memory: &mut Memory) {
+    /// Writes the waiting fill of slot `i`, if one waits (nothing for a
+    /// slot past the deferred lists).
+    pub(crate) fn flush_slot(&mut self, i: usize, memory: &mut Memory) {
+        let Some(&list) = self.lists[..self.len].get(i) else {
+            return;
+        };
         let fill = &mut self.fills[i];
         if fill.count == NONE {
             return;
         }
         fill.count = NONE;
-        write_squares(memory, self.lists[i], fill.set);
+        self.written = 1;
+        write_squares(memory, list, fill.set, fill.descending != 0);
     }
 }
 
-/// Writes the squares of `set`, ascending, and the end marker into list
-/// `list`, as a `Get` form does. Compiled code checked that they fit
-/// before it recorded the set; were they not to, nothing is written.
-fn write_squares(memory: &mut Memory, list: u32, set: u64) {
+/// Writes the squares of `set`, ascending (or `descending`), and the end
+/// marker into list `list`, as the fill does. Compiled code checked that
+/// they fit before it recorded the set; were they not to, nothing is
+/// written.
+fn write_squares(memory: &mut Memory, list: u32, set: u64, descending: bool) {
     let Some(slice) = memory.lists.get(list as usize).copied() else {
         return;
     };
@@ -158,8 +206,13 @@ fn write_squares(memory: &mut Memory, list: u32, set: u64) {
     };
     let mut rest = set;
     for slot in squares {
-        *slot = rest.trailing_zeros() as i32;
-        rest &= rest - 1;
+        let square = if descending {
+            63 - rest.leading_zeros()
+        } else {
+            rest.trailing_zeros()
+        };
+        *slot = square as i32;
+        rest &= !(1 << square);
     }
     end[0] = LIST_END;
 }
@@ -187,7 +240,7 @@ mod tests {
         p.fills[0] = PendingFill {
             set: (1 << 3) | (1 << 9),
             count: 2,
-            _pad: 0,
+            descending: 0,
         };
         p.any = 1;
         assert!(p.waiting() && p.may_wait());
@@ -205,5 +258,26 @@ mod tests {
         p.any = 1;
         p.forget();
         assert!(!p.waiting() && !p.may_wait());
+    }
+
+    #[test]
+    fn a_descending_fill_is_written_descending_and_a_set_reader_sees_the_set() {
+        let mut m = memory();
+        let mut p = Pending::new(&[0, 1]);
+        p.fills[1] = PendingFill {
+            set: (1 << 4) | (1 << 12) | (1 << 20),
+            count: 3,
+            descending: 1,
+        };
+        p.any = 1;
+        assert_eq!(
+            p.waiting_set(1),
+            Some(((1 << 4) | (1 << 12) | (1 << 20), 3))
+        );
+        assert_eq!(p.waiting_set(0), None, "nothing waits for list 0");
+        assert_eq!(p.waiting_set(2), None, "list 2 is not deferred");
+        p.flush(&mut m);
+        assert_eq!(m.list_elements(1), &[20, 12, 4]);
+        assert_eq!(p.waiting_set(1), None);
     }
 }

@@ -248,6 +248,7 @@ impl Shared<'_> {
             textout: shim(self.shims.textout),
             pattern: shim(self.shims.pattern),
             pattern_mask: shim(self.shims.pattern_mask),
+            flush_fill: shim(self.shims.flush_fill),
             loops: &facts.loops,
             splices: &facts.splices,
             checks: self.checks,

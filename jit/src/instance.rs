@@ -213,12 +213,20 @@ impl<'j> Vm for JitInstance<'j> {
     }
 
     fn reset(&mut self) {
-        self.kept.pending.get_mut().forget();
+        let pending = self.kept.pending.get_mut();
+        pending.forget();
+        // Fills that waited and were dropped never reached memory; while
+        // nothing wrote a deferred list, it holds its initial values.
+        let plan = if pending.take_written() {
+            &self.jit.reset_plan
+        } else {
+            &self.jit.reset_plan_kept
+        };
         let memory = self.memory.get_mut();
         if std::mem::take(&mut self.reset_in_full) {
             memory.reset_to(&self.jit.initial);
         } else {
-            memory.reset_written_to(&self.jit.initial, &self.jit.reset_plan);
+            memory.reset_written_to(&self.jit.initial, plan);
         }
         self.memory_touched = false;
         self.advice.clear_written();

@@ -33,6 +33,7 @@
 //! through the intrinsic shim. The tests in
 //! `jit/tests/patterns.rs` compare both ways on random boards.
 
+use crate::analysis::deferred::{square_fill, Order};
 use crate::context::offsets;
 use crate::lower::Lower;
 use crate::shims::pattern;
@@ -71,6 +72,7 @@ pub(crate) fn try_native(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32)
         "GetPcOnSqrs" | "GetDblPwns" | "GetPassed" | "GetControl" | "GetExchngCtrl" => {
             get_form(l, id, base, offset)
         }
+        "GetDwnSqrs" | "GetUpSqrs" | "GetLSqrs" | "GetRSqrs" => line_form(l, id, base, offset),
         "NxtSqr" | "PrvSqr" => {
             let v = l.known(base)?;
             pay(l, id, base, offset)?;
@@ -328,9 +330,79 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
         Some(capacity),
     );
     match l.env.deferred.iter().position(|&d| d == list) {
-        Some(slot) => l.defer_fill(list, slot, set, n),
+        Some(slot) => l.defer_fill(list, slot, set, n, Order::Ascending),
         None => l.fill_squares(list, set),
     }
+    Some(n)
+}
+
+/// A line walker (`GetDwnSqrs`, `GetUpSqrs`, `GetLSqrs`, `GetRSqrs`) whose
+/// list's fills are deferred (`crate::deferred`): the squares from the
+/// argument square to the edge of the board along its file or rank (none
+/// for a value that is no concrete square) as a bitboard, their count for
+/// the result, the list-overflow check the intrinsic makes, and the set
+/// recorded with the order the intrinsic writes its squares in. Its cost
+/// is a constant, charged first. `None` (nothing emitted) for a list that
+/// is not deferred or not known at compile time, and the intrinsic is
+/// called.
+fn line_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Value> {
+    let info = INTRINSICS.get(id as usize)?;
+    let order = square_fill(id)?;
+    let list = u32::try_from(l.known(base + 1)?).ok()?;
+    let slot = l.env.deferred.iter().position(|&d| d == list)?;
+    let slots = l.env.module.lists.get(list as usize)?.slots();
+    let slots = u32::try_from(slots).ok()?;
+    // Squares toward a1 (down the file, left along the rank) or toward h8,
+    // the square itself included; along its file or its rank.
+    let (toward_a1, file) = match info.name {
+        "GetDwnSqrs" => (true, true),
+        "GetUpSqrs" => (false, true),
+        "GetLSqrs" => (true, false),
+        "GetRSqrs" => (false, false),
+        _ => return None,
+    };
+    pay(l, id, base, offset)?;
+    let square = l.get(base);
+    let concrete = l.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, square, 64);
+    let wide = l.b.ins().uextend(types::I64, square);
+    let at = l.b.ins().band_imm_u(wide, 63);
+    let one = l.b.ins().iconst(types::I64, 1);
+    let bit = l.b.ins().ishl(one, at);
+    let below = l.b.ins().iadd_imm_s(bit, -1);
+    let side = if toward_a1 {
+        l.b.ins().bor(bit, below)
+    } else {
+        l.b.ins().bnot(below)
+    };
+    let line = if file {
+        let column = l.b.ins().band_imm_u(at, 7);
+        let file_a = l.b.ins().iconst(types::I64, FILE_A as i64);
+        l.b.ins().ishl(file_a, column)
+    } else {
+        let row = l.b.ins().band_imm_u(at, 56);
+        let rank_1 = l.b.ins().iconst(types::I64, 0xFF);
+        l.b.ins().ishl(rank_1, row)
+    };
+    let set = l.b.ins().band(line, side);
+    let none = mask(l, 0);
+    let set = l.b.ins().select(concrete, set, none);
+    let n = l.b.ins().popcnt(set);
+    let n = l.b.ins().ireduce(types::I32, n);
+    // At most eight squares: a list of more slots always has room.
+    if slots <= 8 {
+        let full =
+            l.b.ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(slots));
+        let capacity = konst(l, slots.saturating_sub(1) as i32);
+        l.trap_if(
+            full,
+            Some(crate::context::trap::LIST_OVERFLOW),
+            offset,
+            Some(n),
+            Some(capacity),
+        );
+    }
+    l.defer_fill(list, slot, set, n, order);
     Some(n)
 }
 

@@ -213,6 +213,8 @@ pub(crate) struct ShimIds {
     pub textout: FuncId,
     pub pattern: FuncId,
     pub pattern_mask: FuncId,
+    /// The shim that writes one waiting fill (`crate::deferred`).
+    pub flush_fill: FuncId,
     /// The poll of baseline code for better code (on-stack replacement).
     pub osr_poll: FuncId,
 }
@@ -255,6 +257,7 @@ pub(crate) fn declare_shims(module: &mut JITModule) -> Result<ShimIds, JitError>
         textout: declare(shims::TEXTOUT, &textout_sig)?,
         pattern: declare(shims::PATTERN, &pattern_sig)?,
         pattern_mask: declare(shims::PATTERN_MASK, &pattern_mask_sig)?,
+        flush_fill: declare(shims::FLUSH_FILL, &write_sig)?,
     })
 }
 

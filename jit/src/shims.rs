@@ -30,6 +30,8 @@ pub(crate) const TEXTOUT: &str = "che_jit_textout";
 pub(crate) const PATTERN: &str = "che_jit_pattern_set";
 /// Symbol name of [`pattern_mask`].
 pub(crate) const PATTERN_MASK: &str = "che_jit_pattern_mask";
+/// Symbol name of [`flush_fill`].
+pub(crate) const FLUSH_FILL: &str = "che_jit_flush_fill";
 /// Symbol name of [`osr_poll`].
 pub(crate) const OSR_POLL: &str = "che_jit_osr_poll";
 
@@ -56,8 +58,12 @@ pub(crate) mod pattern {
 }
 
 /// The shims and their addresses, for `JITBuilder::symbol`.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 7] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 8] {
     [
+        (
+            FLUSH_FILL,
+            flush_fill as extern "C" fn(*mut c_void, u32) -> i64 as *const u8,
+        ),
         (
             INTRINSIC,
             intrinsic as extern "C" fn(*mut c_void, u32, *mut i32, i64) -> i64 as *const u8,
@@ -244,11 +250,39 @@ fn charge(ctx: &mut Context<'_>, fuel: i64, cost: u64) -> i64 {
 /// With [`PAID`] set in `id` compiled code has charged the cost already,
 /// and `fuel` is what is left after it.
 extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
+    let (id, paid) = (id & !PAID, id & PAID != 0);
+    run_intrinsic(ctx, id, args, fuel, |call, args, fuel, measured| {
+        Some(if paid {
+            cvm::intrinsics::invoke_paid(id, call, args, fuel)
+        } else {
+            cvm::intrinsics::invoke_measured(id, call, args, fuel, measured)
+        })
+    })
+}
+
+/// The frame of an intrinsic shim: the context and the arguments (one
+/// `i32` per parameter of intrinsic `id`) made Rust values, `invoke` run on
+/// them with the fuel left (and the measured constant lists), its result
+/// stored in `args[0]` and the fuel left returned; or [`SHIM_TRAP`] with
+/// the error and the fuel left stored in the context. `invoke` returning
+/// `None` is an error (a call the shim cannot make).
+#[inline(always)]
+fn run_intrinsic(
+    ctx: *mut c_void,
+    id: u32,
+    args: *mut i32,
+    fuel: i64,
+    invoke: impl FnOnce(
+        &mut Ctx<'_>,
+        &[i32],
+        u64,
+        &[Option<cvm::intrinsics::ListWork>],
+    ) -> Option<Result<(i32, u64), (TrapKind, u64)>>,
+) -> i64 {
     // SAFETY: compiled code passes the context pointer it received, which
     // the instance created from a live `Context` that outlives the run and
     // that nothing else accesses while compiled code runs.
     let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
-    let (id, paid) = (id & !PAID, id & PAID != 0);
     let Some(info) = INTRINSICS.get(id as usize) else {
         ctx.trap_code = trap::SHIM;
         ctx.payload = Some(TrapKind::BadCall(format!("no intrinsic {id}")));
@@ -286,11 +320,7 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
             host: &mut *host,
             advice,
         };
-        let result = if paid {
-            cvm::intrinsics::invoke_paid(id, &mut call, &args[..n], fuel)
-        } else {
-            cvm::intrinsics::invoke_measured(id, &mut call, &args[..n], fuel, ctx.measured)
-        };
+        let result = invoke(&mut call, &args[..n], fuel, ctx.measured);
         // Inlined pattern code reads the board through the context's
         // pointer. Only a host service has the host mutably
         // (`Host::extension`), so only after one may the host's board view
@@ -302,49 +332,109 @@ extern "C" fn intrinsic(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) ->
         // `i64`.
         let as_i64 = |left: u64| i64::try_from(left).unwrap_or(i64::MAX);
         match result {
-            Ok((v, left)) => {
+            Some(Ok((v, left))) => {
                 args[0] = v;
                 as_i64(left)
             }
-            Err((kind, left)) => {
+            Some(Err((kind, left))) => {
                 ctx.trap_code = trap::SHIM;
                 ctx.payload = Some(kind);
                 ctx.fuel_left = as_i64(left);
+                SHIM_TRAP
+            }
+            None => {
+                ctx.trap_code = trap::SHIM;
+                ctx.payload = Some(TrapKind::BadCall(format!(
+                    "intrinsic {id} cannot be called here"
+                )));
+                ctx.fuel_left = as_i64(fuel);
                 SHIM_TRAP
             }
         }
     })
 }
 
-/// [`intrinsic`] for a call that writes a deferred list
-/// (`crate::deferred`): the list's waiting fill is written first, so that
-/// the intrinsic's own fill lands on what memory would hold. Compiled code
-/// calls it where the list argument is known to be deferred (a `Get` form
-/// Cranelift's code does not compile inline, every such call in baseline
-/// code); every other call goes to [`intrinsic`], which needs no look at
-/// the waiting fills.
+/// [`intrinsic`] for a call that names a deferred list
+/// (`crate::deferred`). A square-set reader (`SetSqrs`) whose list has a
+/// fill waiting takes the waiting set
+/// ([`cvm::intrinsics::invoke_on_squares`]) and the squares stay
+/// unwritten; otherwise the list's waiting fill is written first, so that
+/// the intrinsic reads what memory would hold and its own fill lands on
+/// it. Compiled code calls it where the list argument is known to be
+/// deferred (a fill Cranelift's code does not compile inline, a square-set
+/// reader, every such call in baseline code); every other call goes to
+/// [`intrinsic`], which needs no look at the waiting fills.
 extern "C" fn intrinsic_flush(ctx: *mut c_void, id: u32, args: *mut i32, fuel: i64) -> i64 {
-    {
+    let set = {
         // SAFETY: as in `intrinsic`; the references end before it runs.
         let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
         // SAFETY: the instance made the pointers from its own record and
         // from the memory borrowed for the whole run; compiled code is
         // suspended, so these are the only live references.
         let pending = unsafe { ctx.pending.as_mut() };
+        let mut set = None;
         if let (Some(pending), Some(info)) = (pending, INTRINSICS.get((id & !PAID) as usize)) {
-            // SAFETY: see above.
-            let memory = unsafe { &mut *ctx.memory };
             let n = info.params.len().min(MAX_PARAMS);
             // SAFETY: as in `intrinsic`: one word per parameter.
             let args = unsafe { std::slice::from_raw_parts(args, n) };
+            let reads_set = id & PAID == 0 && cvm::intrinsics::reads_square_set(id);
             for (p, &arg) in info.params.iter().zip(args) {
-                if matches!(p.kind, ParamKind::List { out: true, .. }) {
-                    pending.flush_list(arg as u32, memory);
+                if let ParamKind::List { out, .. } = p.kind {
+                    if reads_set {
+                        set = pending.waiting_set(arg as u32);
+                    }
+                    if set.is_none() {
+                        // SAFETY: see above.
+                        pending.flush_list(arg as u32, unsafe { &mut *ctx.memory });
+                    }
+                    if out {
+                        pending.mark_written();
+                    }
                 }
             }
         }
+        set
+    };
+    match set {
+        Some((set, count)) => intrinsic_set(ctx, id, args, set, count, fuel),
+        None => intrinsic(ctx, id, args, fuel),
     }
-    intrinsic(ctx, id, args, fuel)
+}
+
+/// A square-set reader (`SetSqrs`) called with the set of its list's
+/// waiting fill, `count` squares ([`intrinsic_flush`],
+/// [`cvm::intrinsics::invoke_on_squares`]): as [`intrinsic`] in everything
+/// else (the cost is charged here).
+fn intrinsic_set(
+    ctx: *mut c_void,
+    id: u32,
+    args: *mut i32,
+    set: u64,
+    count: u32,
+    fuel: i64,
+) -> i64 {
+    // A waiting fill fits its list by the check before it was recorded, so
+    // the reader never declines it.
+    run_intrinsic(ctx, id, args, fuel, |call, args, fuel, _| {
+        cvm::intrinsics::invoke_on_squares(id, call, args, set, count, fuel)
+    })
+}
+
+/// Writes the waiting fill in slot `slot` of the run's record of deferred
+/// fills (`crate::deferred`) into memory: what compiled code calls, on a
+/// cold path, before it records a fill with fewer squares than the one
+/// waiting (so that the slots past the new end marker hold what they
+/// would). Returns 0.
+extern "C" fn flush_fill(ctx: *mut c_void, slot: u32) -> i64 {
+    // SAFETY: as in `intrinsic`.
+    let ctx = unsafe { &mut *ctx.cast::<Context<'_>>() };
+    // SAFETY: as in `intrinsic_flush`: the instance's record and the run's
+    // memory, nothing else refers to them while this shim runs.
+    if let Some(pending) = unsafe { ctx.pending.as_mut() } {
+        // SAFETY: see above.
+        pending.flush_slot(slot as usize, unsafe { &mut *ctx.memory });
+    }
+    0
 }
 
 /// `write`: one output line with `value`. Returns 0, or [`SHIM_TRAP`] when

@@ -1,12 +1,14 @@
 //! Deferred list fills (`src/deferred.rs`): Cranelift's code keeps the set
-//! of a `Get` form as a bitboard when only `Get` forms fill its list, and
-//! writes the squares when someone may look. Whatever the order of calls,
-//! fills, errors, resets, pokes into memory and looks at it, every backend
-//! must show the interpreter's memory, results, output and fuel: random
-//! programs that fill the same lists again and again (longer and shorter
-//! sets, sets too long for the list, a position that changes in the middle
-//! of a run, selectors known only at run time, whose calls the shim makes)
-//! are run side by side with the interpreter on Cranelift's code,
+//! of a `Get` form or a line walker as a bitboard when only such fills
+//! write its list and only `SetSqrs` reads it, and writes the squares when
+//! someone may look. Whatever the order of calls, fills, errors, resets,
+//! pokes into memory and looks at it, every backend must show the
+//! interpreter's memory, results, output, advice and fuel: random programs
+//! that fill the same lists again and again (longer and shorter sets, sets
+//! too long for the list, ascending and descending fills, a position that
+//! changes in the middle of a run, selectors and squares known only at run
+//! time, whose calls the shim makes) and hand them to `SetSqrs` are run
+//! side by side with the interpreter on Cranelift's code,
 //! baseline code, baseline code upgraded in the middle of a run, and the
 //! tiered backend.
 
@@ -87,10 +89,12 @@ fn run_both(
     assert_eq!(got, want, "{what}");
     assert_eq!(outs[1].lines, outs[0].lines, "{what}");
     assert_eq!(vm.fuel_used(), interp.fuel_used(), "{what}");
+    assert!(vm.advice() == interp.advice(), "advice differs: {what}");
 }
 
-/// Lists `d0`..`d5` only `Get` forms fill (six: every one deferred), `r`
-/// is also read element by element (never deferred).
+/// Lists `d0`..`d5` only `Get` forms and line walkers fill and only
+/// `SetSqrs` reads (six: every one deferred), `r` is also read element by
+/// element (never deferred).
 const DEFERRED: usize = 6;
 
 /// One statement of a function body.
@@ -108,7 +112,26 @@ fn statement(rng: &mut Rng) -> String {
         0x200 + rng.below(3) as i32 * 8 + rng.below(8) as i32
     };
     let colour = rng.pick(&[0, 1, 2]);
-    match rng.below(11) {
+    // A square for the line walkers: concrete, a wildcard or no square.
+    let square = if rng.below(6) == 0 {
+        rng.pick(&[64, 72, 80, -1, 99])
+    } else {
+        rng.below(64) as i32
+    };
+    let walker = rng.pick(&["GetDwnSqrs", "GetUpSqrs", "GetLSqrs", "GetRSqrs"]);
+    match rng.below(18) {
+        // `SetSqrs` of a literal list: distinct squares (given to the shim
+        // as a bitboard), a square twice, a wildcard.
+        16 | 17 => format!(
+            "    push {piece}\n    push 4\n    lref c{}\n    intr SetSqrs\n",
+            rng.below(3)
+        ),
+        // A walker from a square known when compiling, or read from a
+        // global only at run time.
+        11 => format!("    push {square}\n    lref {list}\n    intr {walker}\n    write\n"),
+        12 => format!("    ldg square\n    lref {list}\n    intr {walker}\n    write\n"),
+        13 | 14 => format!("    push {piece}\n    push 3\n    lref {list}\n    intr SetSqrs\n"),
+        15 => format!("    ldg piece\n    push -2\n    lref {list}\n    intr SetSqrs\n"),
         0 => "    push 1\n    push 0\n    push 0\n    push 0\n    intr HostCall\n    pop\n".into(),
         1 => "    push 2\n    push 0\n    push 0\n    push 0\n    intr HostCall\n    pop\n".into(),
         2 => "    push 0\n    lde r\n    write\n".into(),
@@ -130,14 +153,16 @@ fn statement(rng: &mut Rng) -> String {
 fn random_program(rng: &mut Rng) -> String {
     let mut src = String::from(".entry main\n");
     src.push_str(&format!(
-        ".global piece {}\n.global colour {}\n",
+        ".global piece {}\n.global colour {}\n.global square {}\n",
         0x200 + rng.below(3) as i32 * 8 + rng.below(8) as i32,
-        rng.below(3)
+        rng.below(3),
+        rng.pick(&[0, 7, 12, 36, 56, 63, 71, -1])
     ));
     for i in 0..DEFERRED {
         src.push_str(&format!(".list d{i} {}\n", rng.pick(&[0, 1, 3, 8, 16, 64])));
     }
     src.push_str(".list r 16\n");
+    src.push_str(".list c0 4 = 12 28 36\n.list c1 3 = 12 12 5\n.list c2 2 = 64 3\n");
     let body = |rng: &mut Rng, n: u64| (0..n).map(|_| statement(rng)).collect::<String>();
     let n = 1 + rng.below(8);
     let a = body(rng, n);
@@ -392,4 +417,99 @@ fn many_fills_of_one_list_in_one_run_agree() {
         }
     }
     assert_eq!(vm.memory(), interp.memory());
+}
+
+/// A run whose second fill of a list is shorter than the one waiting
+/// writes the waiting one into memory on the way (ascending fills inline,
+/// a list with descending fills through the shim): a reset right after
+/// the run, memory not looked at, must copy that list back as well, on
+/// Cranelift's code and on baseline code.
+#[test]
+fn a_reset_after_a_run_that_wrote_a_waiting_fill_restores_the_list() {
+    // White pawns (eight squares), then the white king (one): ascending.
+    let ascending = "    push 512\n    lref d\n    intr GetPcOnSqrs\n    pop\n    push 517\n    lref d\n    intr GetPcOnSqrs\n    pop\n";
+    // Down the h-file from h8 (eight squares, descending), then up from
+    // h8 (one square).
+    let mixed = "    push 63\n    lref d\n    intr GetDwnSqrs\n    pop\n    push 63\n    lref d\n    intr GetUpSqrs\n    pop\n";
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 0xff00;
+    board.pieces[0][5] = 1 << 4;
+    for body in [ascending, mixed] {
+        let src = format!(
+            ".entry main\n.list d 16\n.func main params 0 lists 0 locals 0 stack 5 value\n{body}    push 0\n    retv\n.end\n"
+        );
+        let program = Program::new(asm::assemble(&src).expect("assembles")).expect("verifies");
+        let compiled = [
+            JitProgram::compile(&program).expect("compiles"),
+            JitProgram::compile_baseline(&program).expect("compiles"),
+        ];
+        for jit in &compiled {
+            assert_eq!(jit.deferred_lists(), &[0]);
+            let mut vm = jit.instance();
+            let mut interp = Interpreter::new(&program);
+            run_both(&mut interp, &mut vm, vec![board], None, &src);
+            vm.reset();
+            interp.reset();
+            assert_eq!(vm.memory(), interp.memory(), "{src}");
+            run_both(&mut interp, &mut vm, vec![board], None, &src);
+            assert_eq!(vm.memory(), interp.memory(), "{src}");
+        }
+    }
+}
+
+/// `SetSqrs` compiled inline (a waiting fill, a literal list) adds with
+/// saturation as the intrinsic does: bonuses at the ends of the `i32`
+/// range, twice over, on a table the embedder filled near the ends, on
+/// Cranelift's code and on baseline code.
+#[test]
+fn set_sqrs_inline_saturates_as_the_intrinsic_does() {
+    let src = "
+.entry main
+.global bonus 0
+.list d 16
+.list c 4 = 12 28 36
+.func main params 0 lists 0 locals 0 stack 5 value
+    push 36
+    lref d
+    intr GetDwnSqrs
+    pop
+    push 515
+    ldg bonus
+    lref d
+    intr SetSqrs
+    push 531
+    ldg bonus
+    lref c
+    intr SetSqrs
+    push 0
+    retv
+.end
+";
+    let program = Program::new(asm::assemble(src).expect("assembles")).expect("verifies");
+    let compiled = [
+        JitProgram::compile(&program).expect("compiles"),
+        JitProgram::compile_baseline(&program).expect("compiles"),
+    ];
+    for jit in &compiled {
+        for bonus in [i32::MAX, i32::MIN, i32::MAX - 3, -7] {
+            let mut vm = jit.instance();
+            let mut interp = Interpreter::new(&program);
+            for table in [vm.advice_mut(), interp.advice_mut()] {
+                table.square_bonus[0][3][12] = i32::MAX - 5;
+                table.square_bonus[1][3][28] = i32::MIN + 5;
+            }
+            let global = |m: &mut cvm::Memory| m.globals[0] = bonus;
+            global(vm.memory_mut());
+            global(interp.memory_mut());
+            for run in 0..2 {
+                run_both(
+                    &mut interp,
+                    &mut vm,
+                    vec![BoardView::EMPTY],
+                    None,
+                    &format!("{bonus} {run}"),
+                );
+            }
+        }
+    }
 }

@@ -447,6 +447,17 @@ pub(crate) fn set_sqrs(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
     Ok(0)
 }
 
+/// `SetSqrs(piece, bonus, squares)` with the listed squares given as
+/// their set (distinct concrete squares, whose order does not matter:
+/// [`set_sqrs`]'s one pass over the union).
+pub(crate) fn set_sqrs_of(ctx: &mut Ctx<'_>, args: &[i32], squares: u64) -> R {
+    let &[piece, bonus, _] = args else {
+        return Err(bad_args());
+    };
+    advise::set_sqrs(ctx.advice, piece, bonus, squares);
+    Ok(0)
+}
+
 /// `KeepBs(colour, bonus, square colours)`.
 pub(crate) fn keep_bs(ctx: &mut Ctx<'_>, args: &[i32]) -> R {
     let &[colour, bonus, list] = args else {

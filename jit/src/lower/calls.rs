@@ -256,6 +256,19 @@ impl Lower<'_, '_> {
             }
             return;
         }
+        if self.set_sqrs_inline(id, base, offset) {
+            let env = self.env;
+            env.native_intrinsics.set(env.native_intrinsics.get() + 1);
+            return;
+        }
+        self.intrinsic_shim(id, base, offset);
+    }
+
+    /// A call of intrinsic `id` through the shim, its arguments the stack
+    /// slots from `base` up; its result (if it has one) replaces them.
+    pub(super) fn intrinsic_shim(&mut self, id: u32, base: u32, offset: u32) {
+        let info = &INTRINSICS[id as usize];
+        let n = info.params.len() as u32;
         // A cost known now is charged here, before the call as the
         // interpreter charges it, and the shim is told so; otherwise the
         // shim charges it, computed from the arguments as the interpreter
@@ -272,16 +285,15 @@ impl Lower<'_, '_> {
         let idv = self.b.ins().iconst(types::I32, i64::from(id | flag));
         let fuel = self.b.use_var(self.fuel);
         // A deferred list passed to be written has its waiting fill
-        // written first (`crate::deferred`).
-        let writes_deferred = (0..n).any(|k| {
-            matches!(
-                info.params[k as usize].kind,
-                ParamKind::List { out: true, .. }
-            ) && self
-                .known(base + k)
-                .is_some_and(|l| self.env.deferred.contains(&(l as u32)))
+        // written first, one passed to be read as a set has its waiting
+        // set taken (`crate::deferred`).
+        let names_deferred = (0..n).any(|k| {
+            matches!(info.params[k as usize].kind, ParamKind::List { .. })
+                && self
+                    .known(base + k)
+                    .is_some_and(|l| self.env.deferred.contains(&(l as u32)))
         });
-        let shim = if writes_deferred {
+        let shim = if names_deferred {
             self.env.intrinsic_flush
         } else {
             self.env.intrinsic

@@ -4,6 +4,7 @@
 //! for intrinsic arguments.
 
 use super::{invariant, trusted, Lower, PTR};
+use crate::analysis::deferred::Order;
 use crate::context::{offsets, trap};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -122,13 +123,24 @@ impl Lower<'_, '_> {
             .load(types::I64, trusted(), board, offsets::piece(colour, kind))
     }
 
-    /// A `Get` form's fill of deferred list `list` (slot `slot` of the
-    /// waiting-fill record, `crate::deferred`): records the set `set` and
-    /// its count `n` instead of writing the squares. A fill still waiting
-    /// with more squares than `n` is written first (cold path), so that the
-    /// slots past the new fill's end marker hold what they would have held.
-    pub(crate) fn defer_fill(&mut self, list: u32, slot: usize, set: Value, n: Value) {
-        use crate::deferred::offsets::{ANY, COUNT, FILL_SIZE, SET};
+    /// A square-set fill of deferred list `list` (slot `slot` of the
+    /// waiting-fill record, `crate::deferred`) in `order`: records the set
+    /// `set` and its count `n` instead of writing the squares. A fill still
+    /// waiting with more squares than `n` is written first (cold path), so
+    /// that the slots past the new fill's end marker hold what they would
+    /// have held. For a list that some fill writes descending, the order is
+    /// recorded with the set and the shim writes the waiting fill (it knows
+    /// the order); for every other list the cold path writes it, ascending.
+    pub(crate) fn defer_fill(
+        &mut self,
+        list: u32,
+        slot: usize,
+        set: Value,
+        n: Value,
+        order: Order,
+    ) {
+        use crate::deferred::offsets::{ANY, COUNT, DESCENDING, FILL_SIZE, SET, WRITTEN};
+        let mixed = crate::analysis::deferred::fills_descending(self.env.infos, list);
         let at = slot as i32 * FILL_SIZE;
         let record = self
             .b
@@ -142,13 +154,29 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(flush);
         self.b.seal_block(flush);
         self.b.set_cold_block(flush);
-        let waiting = self.b.ins().load(types::I64, trusted(), record, at + SET);
-        self.fill_squares(list, waiting);
+        if mixed {
+            let slot_number = self.b.ins().iconst(types::I32, slot as i64);
+            self.b
+                .ins()
+                .call(self.env.flush_fill, &[self.ctx, slot_number]);
+        } else {
+            // Ascending, as every fill of this list: written inline, which
+            // leaves the registers of the hot path alone.
+            let waiting = self.b.ins().load(types::I64, trusted(), record, at + SET);
+            self.fill_squares(list, waiting);
+            let one = self.b.ins().iconst(types::I32, 1);
+            self.b.ins().store(trusted(), one, record, WRITTEN);
+        }
         self.b.ins().jump(record_it, &[]);
         self.b.switch_to_block(record_it);
         self.b.seal_block(record_it);
         self.b.ins().store(trusted(), set, record, at + SET);
         self.b.ins().store(trusted(), n, record, at + COUNT);
+        if mixed {
+            let way = i64::from(order == Order::Descending);
+            let way = self.b.ins().iconst(types::I32, way);
+            self.b.ins().store(trusted(), way, record, at + DESCENDING);
+        }
         let one = self.b.ins().iconst(types::I32, 1);
         self.b.ins().store(trusted(), one, record, ANY);
     }

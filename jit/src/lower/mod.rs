@@ -33,6 +33,7 @@
 //! be bounds-checked at compile time, and intrinsic calls with constant
 //! arguments be compiled to native code (`patterns.rs`).
 
+mod advice;
 mod calls;
 mod counted;
 mod instr;
@@ -137,6 +138,8 @@ pub(crate) struct Env<'a> {
     pub pattern: FuncRef,
     /// The folded-pattern shim (`pat.all`/`pat.any` with an unknown scalar).
     pub pattern_mask: FuncRef,
+    /// The shim that writes one waiting fill (`crate::deferred`).
+    pub flush_fill: FuncRef,
     /// The counted loops of every function ([`crate::analysis::loops`]).
     pub loops: &'a [Vec<CountedLoop>],
     /// Which calls are spliced ([`crate::analysis::splice`]).
