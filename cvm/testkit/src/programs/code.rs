@@ -26,13 +26,18 @@ pub(super) struct Sig {
 }
 
 /// The intrinsics that fill their last argument, a list, with the squares
-/// of a set (the `Get` forms whose fills the JIT may defer).
-const GET_FORMS: [&str; 5] = [
+/// of a set (the `Get` forms and the line walkers, whose fills the JIT may
+/// defer).
+const SQUARE_FILLS: [&str; 9] = [
     "GetPcOnSqrs",
     "GetControl",
     "GetDblPwns",
     "GetPassed",
     "GetExchngCtrl",
+    "GetDwnSqrs",
+    "GetUpSqrs",
+    "GetLSqrs",
+    "GetRSqrs",
 ];
 
 /// A module list as the generator uses it.
@@ -45,8 +50,9 @@ pub(super) struct ListInfo {
     /// Ordinary lists are read and written; pattern lists are only read
     /// (mostly by read-only intrinsic parameters).
     pub general: bool,
-    /// Fill lists are only written, each reference straight into a `Get`
-    /// intrinsic (the lists whose fills the JIT defers).
+    /// Fill lists are only written by square-set fills and read by
+    /// square-set readers (`SetSqrs`), each reference straight into the
+    /// call (the lists whose fills the JIT defers).
     pub fill: bool,
 }
 
@@ -549,9 +555,22 @@ impl Ctx<'_, '_> {
         let info = &INTRINSICS[id as usize];
         for p in info.params {
             match p.kind {
-                ParamKind::List { elem, out: false } => self.pattern_ref(f, elem_kind(elem)),
+                ParamKind::List { elem, out: false } => {
+                    // A square-set reader now and then reads a fill list.
+                    let fills: Vec<u32> =
+                        self.lists.iter().filter(|l| l.fill).map(|l| l.id).collect();
+                    if cvm::intrinsics::reads_square_set(id)
+                        && !fills.is_empty()
+                        && self.bytes.chance(40)
+                    {
+                        let l = fills[self.pick_index(fills.len())];
+                        f.emit(Opcode::Lref, &[l]);
+                    } else {
+                        self.pattern_ref(f, elem_kind(elem))
+                    }
+                }
                 ParamKind::List { out: true, .. } => {
-                    self.out_list_ref(f, GET_FORMS.contains(&info.name))
+                    self.out_list_ref(f, SQUARE_FILLS.contains(&info.name))
                 }
                 kind => self.scalar_arg(f, kind, depth),
             }
@@ -560,6 +579,44 @@ impl Ctx<'_, '_> {
         if info.returns && !value {
             f.emit(Opcode::Pop, &[]);
         }
+    }
+
+    /// A square-set fill of a fill list and `SetSqrs` on the same list
+    /// right after it: what lets the JIT hand the waiting set to the
+    /// reader (or write the advice in place).
+    fn fill_and_read(&mut self, f: &mut FunctionBuilder<'_>) {
+        let fills: Vec<u32> = self.lists.iter().filter(|l| l.fill).map(|l| l.id).collect();
+        let (Some(fill), Some((set_sqrs, reader))) =
+            (self.pick_of(&fills), cvm::intrinsics::by_name("SetSqrs"))
+        else {
+            return;
+        };
+        let name = self.bytes.pick(&SQUARE_FILLS);
+        let Some((id, info)) = cvm::intrinsics::by_name(name) else {
+            return;
+        };
+        for p in info.params {
+            match p.kind {
+                ParamKind::List { .. } => f.emit(Opcode::Lref, &[fill]),
+                kind => self.scalar_arg(f, kind, 1),
+            }
+        }
+        f.emit(Opcode::Intr, &[id]);
+        if info.returns {
+            f.emit(Opcode::Pop, &[]);
+        }
+        for p in reader.params {
+            match p.kind {
+                ParamKind::List { .. } => f.emit(Opcode::Lref, &[fill]),
+                kind => self.scalar_arg(f, kind, 1),
+            }
+        }
+        f.emit(Opcode::Intr, &[set_sqrs]);
+    }
+
+    /// One of `items`, when there are any.
+    fn pick_of(&mut self, items: &[u32]) -> Option<u32> {
+        (!items.is_empty()).then(|| items[self.pick_index(items.len())])
     }
 
     fn call_args(&mut self, f: &mut FunctionBuilder<'_>, callee: u32, depth: u32) {
@@ -716,6 +773,7 @@ impl Ctx<'_, '_> {
                 self.block(f, nest);
                 f.emit_jump(Opcode::IncJLtLI, &[c, 1 + self.bytes.below(4)], top);
             }
+            18 if self.bytes.chance(20) => self.fill_and_read(f),
             18 => self.intrinsic(f, 0, false),
             19 => {
                 let Some(s) = self.int_slot() else { return };

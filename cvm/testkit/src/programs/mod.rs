@@ -168,10 +168,10 @@ pub fn generate(data: &[u8]) -> Module {
             });
         }
     }
-    // Two lists only `Get` intrinsics fill (the JIT defers their fills),
-    // one short enough for a set to overflow it; made without input bytes,
-    // so that a program changes only where a `Get` intrinsic now writes one
-    // of them.
+    // Two lists only square-set fills (`Get` intrinsics, line walkers)
+    // write and only `SetSqrs` reads (the JIT defers their fills), one
+    // short enough for a set to overflow it; made without input bytes, so
+    // that a program changes only where such a call now names one of them.
     for (l, capacity) in [(0, 3), (1, 16)] {
         if let Ok(id) = b.list(&format!("f{l}"), capacity, Vec::new()) {
             lists.push(ListInfo {
