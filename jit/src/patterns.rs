@@ -318,17 +318,7 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
     let n = l.b.ins().popcnt(set);
     let n = l.b.ins().ireduce(types::I32, n);
     // The `Get` form's check: the count and the end marker must fit.
-    let full =
-        l.b.ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(slots));
-    let capacity = konst(l, slots.saturating_sub(1) as i32);
-    l.trap_if(
-        full,
-        Some(crate::context::trap::LIST_OVERFLOW),
-        offset,
-        Some(n),
-        Some(capacity),
-    );
+    overflow_check(l, n, slots, offset);
     match l.env.deferred.iter().position(|&d| d == list) {
         Some(slot) => l.defer_fill(list, slot, set, n, Order::Ascending),
         None => l.fill_squares(list, set),
@@ -390,20 +380,27 @@ fn line_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<V
     let n = l.b.ins().ireduce(types::I32, n);
     // At most eight squares: a list of more slots always has room.
     if slots <= 8 {
-        let full =
-            l.b.ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(slots));
-        let capacity = konst(l, slots.saturating_sub(1) as i32);
-        l.trap_if(
-            full,
-            Some(crate::context::trap::LIST_OVERFLOW),
-            offset,
-            Some(n),
-            Some(capacity),
-        );
+        overflow_check(l, n, slots, offset);
     }
     l.defer_fill(list, slot, set, n, order);
     Some(n)
+}
+
+/// A fill's list-overflow check: `n` squares and the end marker must fit
+/// in the list's `slots`, or the call stops with `ListOverflow` (needed
+/// `n`, capacity one slot less) before anything is written.
+fn overflow_check(l: &mut Lower<'_, '_>, n: Value, slots: u32, offset: u32) {
+    let full =
+        l.b.ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(slots));
+    let capacity = konst(l, slots.saturating_sub(1) as i32);
+    l.trap_if(
+        full,
+        Some(crate::context::trap::LIST_OVERFLOW),
+        offset,
+        Some(n),
+        Some(capacity),
+    );
 }
 
 /// Squares of no file but a: what a shift west may bring in from file h
