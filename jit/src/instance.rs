@@ -282,6 +282,9 @@ impl<'j> Vm for JitInstance<'j> {
             self.flushed_memory();
             // The callee may write a list the program itself never writes.
             self.reset_in_full |= self.jit.facts.writes_through_refs;
+            if passes_deferred(&self.jit.deferred, module, (func, args)) {
+                return self.call_interpreted(func, args, host, output);
+            }
         }
         if (self.memory_touched || (self.jit.facts.writes_through_refs && passes_lists))
             && !self.memory_ready(func, args)?
@@ -795,6 +798,24 @@ pub(crate) fn constants_intact(
         return true;
     }
     constants_checked(facts, initial, memory, touched, value_params, args)
+}
+
+/// Whether the embedder's call `(func, args)` passes one of the `deferred`
+/// lists (`crate::deferred`) as a list argument. Compiled code may fill
+/// that list by its name, keeping the fill waiting, and then read it
+/// through the parameter, which the record of waiting fills cannot see:
+/// such a call runs on the interpreter (`docs/jit.md`, "Fallbacks").
+pub(crate) fn passes_deferred(
+    deferred: &[u32],
+    module: &Module,
+    (func, args): (u32, &[i32]),
+) -> bool {
+    let value_params = module.functions[func as usize].value_params as usize;
+    !deferred.is_empty()
+        && args
+            .iter()
+            .skip(value_params)
+            .any(|&a| u32::try_from(a).is_ok_and(|l| deferred.contains(&l)))
 }
 
 /// [`constants_intact`] past its common case: the list arguments and, when

@@ -18,7 +18,7 @@
 //! backend").
 
 use crate::compile::{CodeGen, JitProgram, Sendable};
-use crate::instance::{constants_intact, JitInstance, Run};
+use crate::instance::{constants_intact, passes_deferred, JitInstance, Run};
 use crate::shared::CompiledFn;
 use crate::stack;
 use cvm::dispatch::{CallHook, CallSite, Handled, LoopSite};
@@ -259,7 +259,7 @@ struct Common {
     /// What native code relies on ([`Common::native_facts`]), made when
     /// native code first runs: a program that never gets hot does not
     /// pay for it.
-    native_facts: OnceLock<(ListFacts, Memory)>,
+    native_facts: OnceLock<(ListFacts, Memory, Vec<u32>)>,
     /// The compilation of each function's closure by each generator
     /// ([`JitProgram::compile_closure`] of that one root), made once and
     /// installed in every table that asks for it; `None` when the closure
@@ -270,14 +270,16 @@ struct Common {
 }
 
 impl Common {
-    /// The facts compiled code relies on (which lists it folds) and the
+    /// The facts compiled code relies on (which lists it folds), the
     /// module's initial memory, which an instance's memory must match in
-    /// layout before native code runs on it.
-    fn native_facts(&self) -> &(ListFacts, Memory) {
+    /// layout before native code runs on it, and the lists whose fills
+    /// Cranelift's code defers.
+    fn native_facts(&self) -> &(ListFacts, Memory, Vec<u32>) {
         self.native_facts.get_or_init(|| {
             (
                 list_facts(&self.program),
                 Memory::new(self.program.module()),
+                crate::analysis::deferred::deferred_lists(&self.program),
             )
         })
     }
@@ -1070,17 +1072,21 @@ impl<'t> TieredInstance<'t> {
 }
 
 /// Whether native code may run the embedder's call `(func, args)` on
-/// `memory`: the layout is the module's and the lists compiled code folds
-/// into constants hold their initial values and stay that way (the rules
-/// of `JitInstance`, `docs/jit.md`, "Fallbacks").
+/// `memory`: the layout is the module's, the lists compiled code folds
+/// into constants hold their initial values and stay that way, and no list
+/// whose fills compiled code defers is passed (the rules of `JitInstance`,
+/// `docs/jit.md`, "Fallbacks").
 fn native_allowed(
     tier: &TieredProgram,
     memory: &Memory,
     touched: &mut bool,
     (func, args): (u32, &[i32]),
 ) -> bool {
-    let (facts, init) = tier.common.native_facts();
+    let (facts, init, deferred) = tier.common.native_facts();
     if *touched && !memory.same_layout(init) {
+        return false;
+    }
+    if passes_deferred(deferred, tier.common.program.module(), (func, args)) {
         return false;
     }
     constants_intact(

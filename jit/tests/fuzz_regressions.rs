@@ -141,3 +141,90 @@ L45:
         panic!("{e}");
     }
 }
+
+/// A function the embedder calls with a deferred list as its list
+/// argument fills that list by its name (a `Get` form, whose fill
+/// Cranelift's code keeps waiting as a bitboard) and then reads it
+/// through the parameter: the waiting-fill record cannot see that read, so
+/// compiled code read the list's old contents (found by `che_programs`,
+/// through its optimizer check: a `for` over the parameter ran no
+/// iteration). Such a call now runs on the interpreter, on the JIT and on
+/// the tiered backend alike.
+#[test]
+fn a_deferred_list_passed_as_an_argument_is_read_after_its_fill() {
+    use cvm::{CollectOutput, Host, Interpreter, Vm};
+    use cvm_chess::board::BoardView;
+    let p = program(
+        "
+.entry main
+.list g 64
+.func reader params 0 lists 1 locals 0 stack 3 value
+    push 535
+    lref g
+    intr GetPcOnSqrs
+    pop
+    ldl 0
+    push 2
+    ldx
+    retv
+.end
+.func main params 0 lists 0 locals 0 stack 1 value
+    push 0
+    retv
+.end
+",
+    );
+    struct Board(BoardView);
+    impl Host for Board {
+        fn board(&self) -> Option<&BoardView> {
+            Some(&self.0)
+        }
+    }
+    let mut board = BoardView::EMPTY;
+    board.pieces[0][0] = 0xff00;
+    board.pieces[1][5] = 1 << 60;
+    let reader = 0;
+    let mut interp = Interpreter::new(&p);
+    let want = interp.call(
+        reader,
+        &[0],
+        &mut Board(board),
+        &mut CollectOutput::default(),
+    );
+    assert_eq!(want, Ok(cvm::Completion::Returned(Some(10))));
+    let cranelift = jit::JitProgram::compile(&p).expect("compiles");
+    assert_eq!(cranelift.deferred_lists(), &[0]);
+    let baseline = jit::JitProgram::compile_baseline(&p).expect("compiles");
+    let tiers: Vec<_> = (0..3)
+        .map(|at| {
+            jit::tiered::TieredProgram::new(
+                p.clone(),
+                jit::tiered::TierConfig {
+                    switch_at: Some(at),
+                    ..jit::tiered::TierConfig::DEFAULT
+                },
+            )
+        })
+        .collect();
+    let mut vms: Vec<Box<dyn Vm + '_>> = vec![
+        Box::new(cranelift.instance()),
+        Box::new(baseline.instance()),
+    ];
+    vms.extend(
+        tiers
+            .iter()
+            .map(|t| Box::new(t.instance()) as Box<dyn Vm + '_>),
+    );
+    for (k, vm) in vms.iter_mut().enumerate() {
+        for run in 0..2 {
+            let got = vm.call(
+                reader,
+                &[0],
+                &mut Board(board),
+                &mut CollectOutput::default(),
+            );
+            assert_eq!(got, want, "vm {k} run {run}");
+            assert_eq!(vm.memory(), interp.memory(), "vm {k} run {run}");
+        }
+    }
+}
