@@ -60,6 +60,11 @@ pub struct CompileStats {
     /// runs each instruction at most once per call (`docs/jit.md`, "Two
     /// optimization levels").
     pub unoptimized_functions: usize,
+    /// Functions compiled without fuel checks, their fuel proved at entry
+    /// instead (`docs/jit.md`, "Fuel proved at entry"): hot straight-line
+    /// functions that only the embedder calls and whose every charge (one
+    /// at least) is a constant.
+    pub fuel_proved_functions: usize,
     /// Bytes of native code produced for the program's functions. (The
     /// entry trampolines, one per arity, are compiled once per process and
     /// shared by every program; they are not counted.)
@@ -771,6 +776,7 @@ impl JitProgram {
         code.define_all(program, facts, &order, listing)?;
         let native_intrinsics = code.native_intrinsics;
         let unoptimized_functions = code.unoptimized_functions;
+        let fuel_proved_functions = code.fuel_bounds.iter().filter(|&&b| b > 0).count();
         let max_frame = code.frames.iter().copied().max().unwrap_or(FRAME_SETUP);
         let (module, functions, code_bytes) = code.finalize(program)?;
         let stats = CompileStats {
@@ -784,6 +790,7 @@ impl JitProgram {
                 .sum(),
             native_intrinsics,
             unoptimized_functions,
+            fuel_proved_functions,
             spliced_calls: facts.splices.calls,
             spliced_instructions: facts.splices.instructions,
             lowered_instructions: facts.splices.lowered,
@@ -869,6 +876,9 @@ struct Code {
     ids: Vec<Option<FuncId>>,
     /// Each compiled function's native frame, in bytes.
     frames: Vec<u64>,
+    /// The fuel each function's entry must find to run its code
+    /// (`CompiledFn::fuel_bound`), by function index.
+    fuel_bounds: Vec<u64>,
     code_bytes: usize,
     native_intrinsics: usize,
     /// Functions compiled with [`crate::shared::plain_isa`].
@@ -901,6 +911,7 @@ impl Code {
             module,
             shims,
             frames: Vec::with_capacity(ids.len()),
+            fuel_bounds: vec![0; ids.len()],
             ids,
             code_bytes: 0,
             native_intrinsics: 0,
@@ -931,6 +942,7 @@ impl Code {
             ids: &self.ids,
             checks: self.checks,
             listing: listing.is_some(),
+            called: crate::define::called_functions(program),
         };
         let results = match self.codegen {
             CodeGen::Cranelift => shared.compile_all(order),
@@ -956,6 +968,7 @@ impl Code {
             self.native_intrinsics += compiled.native_intrinsics;
             self.unoptimized_functions += usize::from(compiled.unoptimized);
             self.frames.push(compiled.frame);
+            self.fuel_bounds[index] = compiled.fuel_bound;
             listings.extend(compiled.listing);
         }
         if let Some(out) = listing {
@@ -1015,7 +1028,8 @@ impl Code {
         let compiled = functions
             .iter()
             .zip(&self.ids)
-            .map(|(f, &id)| {
+            .zip(&self.fuel_bounds)
+            .map(|((f, &id), &fuel_bound)| {
                 let Some(id) = id else { return Ok(None) };
                 let entry = entries
                     .get(&f.arity())
@@ -1024,6 +1038,7 @@ impl Code {
                 Ok(Some(CompiledFn {
                     code: self.module.get_finalized_function(id),
                     entry,
+                    fuel_bound,
                 }))
             })
             .collect::<Result<_, JitError>>()?;

@@ -19,6 +19,7 @@ use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, ModuleDeclarations, ModuleReloc};
+use cvm::isa::Opcode;
 use cvm::Program;
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -98,6 +99,25 @@ pub(crate) struct Shared<'a> {
     pub checks: Checks,
     /// Keep each function's listing.
     pub listing: bool,
+    /// Whether a `call` instruction of the program names each function
+    /// ([`called_functions`]).
+    pub called: Vec<bool>,
+}
+
+/// Whether a `call` instruction anywhere in `program` names each function:
+/// a function none names is entered only by the embedder.
+pub(crate) fn called_functions(program: &Program) -> Vec<bool> {
+    let mut called = vec![false; program.module().functions.len()];
+    for info in program.function_infos() {
+        for i in &info.instrs {
+            if i.instr.opcode == Opcode::Call {
+                if let Some(c) = called.get_mut(i.instr.operands[0] as usize) {
+                    *c = true;
+                }
+            }
+        }
+    }
+    called
 }
 
 /// One function's machine code, ready to be placed in the module.
@@ -116,6 +136,9 @@ pub(crate) struct Compiled {
     pub native_intrinsics: usize,
     /// Compiled without Cranelift's optimizer.
     pub unoptimized: bool,
+    /// The fuel its entry must find to run it (compiled without fuel
+    /// checks, `Lower::with_fuel_proved`); 0 for code that checks.
+    pub fuel_bound: u64,
     /// The listing, when asked for.
     pub listing: Option<FunctionListing>,
 }
@@ -212,9 +235,7 @@ impl Shared<'_> {
     fn compile_in(&self, ws: &mut Workspace, index: usize) -> Result<Compiled, JitError> {
         let program = self.program;
         let facts = self.facts;
-        let cvm_module = program.module();
-        let f = &cvm_module.functions[index];
-        let info = &program.function_infos()[index];
+        let f = &program.module().functions[index];
         let fail = |message: String| JitError::Function {
             function: index as u32,
             name: f.name.clone(),
@@ -222,6 +243,98 @@ impl Shared<'_> {
         };
         let missing = |c: u32| fail(format!("callee {c} is not part of the compilation"));
         let own = self.ids[index].ok_or_else(|| missing(index as u32))?;
+        let straight = facts
+            .splices
+            .straight_line(program, index, &facts.recursive);
+        // Code compiled because it is hot, of a function only the embedder
+        // calls that runs each of its charges at most once: its entry may
+        // prove the fuel for all of them (`docs/jit.md`, "Fuel proved at
+        // entry"). Lowered that way first, and again with its checks when
+        // a charge turns out not to be a constant.
+        let try_proved = self.checks.optimize_all
+            && self.checks.fuel
+            && straight
+            && !self.called.get(index).copied().unwrap_or(true)
+            // A native call's charges are the callee's, known at run time.
+            && facts.splices.native_callees(program, index).is_empty();
+        let mut lowered = None;
+        if try_proved {
+            let (native, bound) = self.lower_in(ws, index, own, true)?;
+            match bound {
+                Some(bound) => lowered = Some((native, bound)),
+                None => ws.ctx.clear(),
+            }
+        }
+        let (native_intrinsics, fuel_bound) = match lowered {
+            Some(done) => done,
+            None => (self.lower_in(ws, index, own, false)?.0, 0),
+        };
+        let ctx = &mut ws.ctx;
+        ctx.set_disasm(self.listing);
+        // Straight-line code runs each instruction at most once per call:
+        // Cranelift's optimizer would cost more compile time than it can
+        // save (`docs/jit.md`, "Two optimization levels").
+        let unoptimized = !self.checks.optimize_all && straight;
+        let isa = if unoptimized {
+            plain_isa()?
+        } else {
+            self.isa.clone()
+        };
+        ctx.compile(&*isa, &mut Default::default())
+            .map_err(|e| fail(format!("{:?}", e.inner)))?;
+        let code = ctx
+            .compiled_code()
+            .ok_or_else(|| fail("no code produced".into()))?;
+        let relocs = code
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, own))
+            .collect();
+        let frame = match code.buffer.frame_layout() {
+            Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
+            // Without Cranelift's figure, assume every slot and stack
+            // entry spilled twice over, plus a page.
+            None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
+        };
+        Ok(Compiled {
+            own,
+            alignment: u64::from(code.buffer.alignment),
+            bytes: code.code_buffer().to_vec(),
+            relocs,
+            frame,
+            native_intrinsics,
+            unoptimized,
+            fuel_bound,
+            listing: self.listing.then(|| FunctionListing {
+                name: f.name.clone(),
+                vcode: code.vcode.clone().unwrap_or_default(),
+                bytes: code.code_buffer().to_vec(),
+            }),
+        })
+    }
+
+    /// Lowers function `index` (declared as `own`) into the workspace's
+    /// empty function: the intrinsic calls compiled to native code and,
+    /// with `proved`, the fuel its entry must prove
+    /// ([`Lower::with_fuel_proved`]; `None`: it cannot be lowered so).
+    fn lower_in(
+        &self,
+        ws: &mut Workspace,
+        index: usize,
+        own: FuncId,
+        proved: bool,
+    ) -> Result<(usize, Option<u64>), JitError> {
+        let program = self.program;
+        let facts = self.facts;
+        let cvm_module = program.module();
+        let f = &cvm_module.functions[index];
+        let info = &program.function_infos()[index];
+        let missing = |c: u32| JitError::Function {
+            function: index as u32,
+            name: f.name.clone(),
+            message: format!("callee {c} is not part of the compilation"),
+        };
         let ctx = &mut ws.ctx;
         ctx.func.signature = cvm_signature(Signature::new(self.call_conv), f.arity());
         ctx.func.name = UserFuncName::user(0, own.as_u32());
@@ -256,51 +369,13 @@ impl Shared<'_> {
             host_calls: facts.host_calls,
         };
         let builder = FunctionBuilder::new(&mut ctx.func, &mut ws.fctx);
-        let builder = Lower::new(builder, &env, index as u32, f, info).run();
-        builder.finalize(self.isa.frontend_config());
-        ctx.set_disasm(self.listing);
-        // Straight-line code runs each instruction at most once per call:
-        // Cranelift's optimizer would cost more compile time than it can
-        // save (`docs/jit.md`, "Two optimization levels").
-        let unoptimized = !self.checks.optimize_all
-            && facts
-                .splices
-                .straight_line(program, index, &facts.recursive);
-        let isa = if unoptimized {
-            plain_isa()?
+        let lower = Lower::new(builder, &env, index as u32, f, info);
+        let (builder, bound) = if proved {
+            lower.with_fuel_proved().run_proved()
         } else {
-            self.isa.clone()
+            (lower.run(), None)
         };
-        ctx.compile(&*isa, &mut Default::default())
-            .map_err(|e| fail(format!("{:?}", e.inner)))?;
-        let code = ctx
-            .compiled_code()
-            .ok_or_else(|| fail("no code produced".into()))?;
-        let relocs = code
-            .buffer
-            .relocs()
-            .iter()
-            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, own))
-            .collect();
-        let frame = match code.buffer.frame_layout() {
-            Some(layout) => u64::from(layout.frame_to_fp_offset) + FRAME_SETUP,
-            // Without Cranelift's figure, assume every slot and stack
-            // entry spilled twice over, plus a page.
-            None => 16 * u64::from(f.frame_slots() + f.max_stack) + 4096 + FRAME_SETUP,
-        };
-        Ok(Compiled {
-            own,
-            alignment: u64::from(code.buffer.alignment),
-            bytes: code.code_buffer().to_vec(),
-            relocs,
-            frame,
-            native_intrinsics: env.native_intrinsics.get(),
-            unoptimized,
-            listing: self.listing.then(|| FunctionListing {
-                name: f.name.clone(),
-                vcode: code.vcode.clone().unwrap_or_default(),
-                bytes: code.code_buffer().to_vec(),
-            }),
-        })
+        builder.finalize(self.isa.frontend_config());
+        Ok((env.native_intrinsics.get(), bound))
     }
 }

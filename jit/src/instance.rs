@@ -42,6 +42,23 @@ impl JitProgram {
 /// arguments; returns the fuel left or a negative status.
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u8, i64, u32, *const i32) -> i64;
 
+/// Compiled code's own signature for a function without parameters, as
+/// the platform's C convention sees it: context, fuel, depth limit; the
+/// value and the fuel left (or a negative status) come back in two
+/// registers, which C returns a two-word structure in.
+#[cfg(all(target_arch = "x86_64", unix))]
+type Direct0 = unsafe extern "C" fn(*mut c_void, i64, u32) -> Returned;
+
+/// What compiled code returns: [`Direct0`]'s result.
+#[cfg(all(target_arch = "x86_64", unix))]
+#[repr(C)]
+struct Returned {
+    /// The function's value (undefined when it returns none).
+    value: i32,
+    /// The fuel left, or a negative status.
+    status: i64,
+}
+
 /// One instance of a compiled program: its globals and lists persist across
 /// calls until [`JitInstance::reset`].
 pub struct JitInstance<'j> {
@@ -235,13 +252,15 @@ impl<'j> Vm for JitInstance<'j> {
     /// Calls function `func` with `args`: one int per value parameter, then
     /// one list index per list parameter.
     ///
-    /// The call runs compiled code, except in three cases where compiled
-    /// code could not reproduce the interpreter exactly and the interpreter
-    /// runs it instead: the depth limit needs more native stack than
-    /// `MAX_SEGMENT` (or the platform cannot provide it);
+    /// The call runs compiled code, except where compiled code could not
+    /// reproduce the interpreter exactly and the interpreter runs it
+    /// instead (`docs/jit.md`, "Fallbacks"): the depth limit needs more
+    /// native stack than `MAX_SEGMENT` (or the platform cannot provide it);
     /// the embedder changed a list the compiler folded into constants
-    /// (through [`JitInstance::memory_mut`]); or it passes such a list to a
-    /// program that writes through list parameters.
+    /// (through [`JitInstance::memory_mut`]), or passes such a list to a
+    /// program that writes through list parameters, or passes a list whose
+    /// fills are deferred; or the call brings less fuel than code whose
+    /// fuel is proved at its entry needs.
     fn call(
         &mut self,
         func: u32,
@@ -536,6 +555,12 @@ impl<'j> JitInstance<'j> {
         };
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);
+        if (fuel as u64) < compiled.fuel_bound {
+            // Too little fuel for code that proves it at entry: the
+            // interpreter stops where the fuel runs out.
+            self.ran_compiled = false;
+            return self.call_interpreted(func, args, host, output);
+        }
         let run = Run {
             jit,
             compiled,
@@ -663,14 +688,31 @@ impl Run<'_> {
         // verifier). The context outlives the call, and the native stack
         // can hold `depth_left` frames (the caller's duty).
         let status = unsafe {
-            let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.compiled.entry);
-            entry(
-                (ctx as *mut Context<'_>).cast::<c_void>(),
-                self.compiled.code,
-                self.fuel,
-                self.depth_left,
-                self.args.as_ptr(),
-            )
+            let raw = (ctx as *mut Context<'_>).cast::<c_void>();
+            match self.args {
+                // On System V x86-64 both code generators' functions take
+                // and return what a C function of that signature does
+                // (`lower::cvm_signature`; the value in `rax`, the fuel
+                // in `rdx`), so a call without arguments skips the
+                // trampoline, which would only move the registers.
+                #[cfg(all(target_arch = "x86_64", unix))]
+                [] => {
+                    let direct = std::mem::transmute::<*const u8, Direct0>(self.compiled.code);
+                    let Returned { value, status } = direct(raw, self.fuel, self.depth_left);
+                    ctx.result = value;
+                    status
+                }
+                _ => {
+                    let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.compiled.entry);
+                    entry(
+                        raw,
+                        self.compiled.code,
+                        self.fuel,
+                        self.depth_left,
+                        self.args.as_ptr(),
+                    )
+                }
+            }
         };
         let loops = LoopEntries {
             fast: ctx.loops_fast,

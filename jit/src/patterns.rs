@@ -317,8 +317,11 @@ fn get_form(l: &mut Lower<'_, '_>, id: u32, base: u32, offset: u32) -> Option<Va
     let set = set.unwrap_or_else(|| mask(l, 0));
     let n = l.b.ins().popcnt(set);
     let n = l.b.ins().ireduce(types::I32, n);
-    // The `Get` form's check: the count and the end marker must fit.
-    overflow_check(l, n, slots, offset);
+    // The `Get` form's check: the count and the end marker must fit (a
+    // list of more than 64 slots holds any set of squares).
+    if slots <= 64 {
+        overflow_check(l, n, slots, offset);
+    }
     match l.env.deferred.iter().position(|&d| d == list) {
         Some(slot) => l.defer_fill(list, slot, set, n, Order::Ascending),
         None => l.fill_squares(list, set),

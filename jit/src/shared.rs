@@ -32,6 +32,11 @@ pub(crate) struct CompiledFn {
     pub code: *const u8,
     /// Address of the entry trampoline for its arity.
     pub entry: *const u8,
+    /// The fuel a call must bring to run this code: compiled without fuel
+    /// checks, its entry proves the fuel for all its charges at once
+    /// (`docs/jit.md`, "Fuel proved at entry"), and a call with less runs
+    /// on the interpreter. 0 for code that checks its fuel.
+    pub fuel_bound: u64,
 }
 
 /// The machine code of one compiled function, from

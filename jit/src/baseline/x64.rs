@@ -71,6 +71,7 @@ pub(crate) fn compile_function(t: &Target<'_>, index: usize) -> Result<Compiled,
         frame: u64::from(frame) + PUSHED + FRAME_SETUP,
         native_intrinsics: 0,
         unoptimized: true,
+        fuel_bound: 0,
         listing: None,
     })
 }

@@ -275,6 +275,7 @@ impl Lower<'_, '_> {
             None,
         );
         let left = self.b.ins().isub(fuel, cost);
+        self.fuel_dynamic();
         self.b.def_var(self.fuel, left);
     }
 

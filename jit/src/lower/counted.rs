@@ -140,6 +140,7 @@ impl Lower<'_, '_> {
                     let fuel = self.b.use_var(self.fuel);
                     let c = i64::try_from(lp.back_edge_fuel).unwrap_or(i64::MAX);
                     let more = self.b.ins().iadd_imm_s(fuel, c);
+                    self.fuel_dynamic();
                     self.b.def_var(self.fuel, more);
                 }
                 if let Some(r) = rotated {

@@ -312,6 +312,22 @@ pub(crate) struct Lower<'a, 'b> {
     /// block the function's entry branches to when the context holds a
     /// frame's state, the state's address and the loop headers.
     osr: Option<(Block, Value, Vec<u32>)>,
+    /// The fuel proved at entry ([`Lower::with_fuel_proved`]), when the
+    /// function is lowered that way.
+    proved: Option<ProvedFuel>,
+}
+
+/// The lowering of a function whose every charge is a constant and runs
+/// at most once per call (straight-line code that calls no function
+/// natively): the entry proves the fuel enough for all of them at once,
+/// so each charge only subtracts. `bound` sums the charges lowered;
+/// `dynamic` records a charge whose amount is known only at run time (a
+/// shim's, a call's, a cost worked out from a count), which no bound
+/// covers: the function must then be lowered again with its checks.
+#[derive(Clone, Copy, Debug, Default)]
+struct ProvedFuel {
+    bound: u64,
+    dynamic: bool,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -394,6 +410,42 @@ impl<'a, 'b> Lower<'a, 'b> {
             guards: HashMap::new(),
             fast: None,
             osr,
+            proved: None,
+        }
+    }
+
+    /// Lowers the function with every constant charge subtracting only,
+    /// no check (see [`ProvedFuel`]); [`Lower::run_proved`] then says
+    /// what fuel the entry must find for that to be exact.
+    pub fn with_fuel_proved(mut self) -> Self {
+        if self.env.checks.fuel {
+            self.proved = Some(ProvedFuel::default());
+        }
+        self
+    }
+
+    /// [`Lower::run`] for a lowering [`Lower::with_fuel_proved`]: the
+    /// builder, and the fuel the code needs at entry to run without fuel
+    /// checks, or `None` when a charge of the function is not a constant
+    /// (the code must not be used: lower the function again without).
+    pub fn run_proved(mut self) -> (FunctionBuilder<'b>, Option<u64>) {
+        self.body();
+        self.osr_entry();
+        self.finish_propagate();
+        self.finish_trap_exits();
+        self.b.seal_all_blocks();
+        let bound = self
+            .proved
+            .filter(|p| !p.dynamic && self.osr.is_none() && self.pending.is_empty())
+            .map(|p| p.bound);
+        (self.b, bound)
+    }
+
+    /// Records that the fuel changes here by an amount known only at run
+    /// time (see [`ProvedFuel`]).
+    pub(crate) fn fuel_dynamic(&mut self) {
+        if let Some(p) = &mut self.proved {
+            p.dynamic = true;
         }
     }
 
@@ -683,8 +735,12 @@ impl<'a, 'b> Lower<'a, 'b> {
         // No run has 2^63 units: a larger cost can never be paid.
         let n = i64::try_from(n).unwrap_or(i64::MAX);
         let fuel = self.b.use_var(self.fuel);
-        if self.fast.is_some() {
-            // The loop's guard proved the fuel enough for every iteration.
+        if let Some(p) = &mut self.proved {
+            // The entry proves the fuel enough for every charge at once.
+            p.bound = p.bound.saturating_add(n as u64);
+        }
+        if self.fast.is_some() || self.proved.is_some() {
+            // The loop's guard, or the entry, proved the fuel enough.
             let left = self.b.ins().iadd_imm_s(fuel, -n);
             self.b.def_var(self.fuel, left);
             return;
@@ -712,6 +768,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.emit_trap_fuel(None, offset, None, None, recorded);
         self.b.switch_to_block(cont);
         self.open = true;
+        self.fuel_dynamic();
         self.b.def_var(self.fuel, r);
     }
 
@@ -810,6 +867,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             .ins()
             .brif(stopped, propagate, &[status.into()], cont, &[]);
         self.b.switch_to_block(cont);
+        self.fuel_dynamic();
         self.b.def_var(self.fuel, status);
     }
 
