@@ -1416,6 +1416,36 @@ fn folded(id: u32, arg: Option<i32>, mask: u64) -> u64 {
     total
 }
 
+/// The one square mask, and how it is tested, that a list with these
+/// slots folds into for pattern intrinsic `id` (one with a folded form,
+/// [`IntrinsicInfo::fold`]) when the folded form means and charges what the
+/// list form does: for an or form the union of the squares; for an and
+/// form either only concrete squares (every one must hold) or a single
+/// wildcard element (some square of it must hold); and the list's scan
+/// must cost nothing ([`fold_surcharge`]). `None` otherwise. The
+/// optimizer's `pat.all`/`pat.any` and the interpreter's folded pattern
+/// calls are made from it.
+pub fn fold_mask(id: u32, slots: &[i32]) -> Option<(u64, Mode)> {
+    let fold = INTRINSICS.get(id as usize)?.fold?;
+    if fold_surcharge(id, slots) != 0 {
+        return None;
+    }
+    let end = slots
+        .iter()
+        .position(|&v| v == crate::runtime::LIST_END)
+        .unwrap_or(slots.len());
+    let lf = cvm_chess::pattern::ListFold::squares(&slots[..end])?;
+    if fold.or_form {
+        Some((lf.union, Mode::Any))
+    } else if lf.any.is_empty() {
+        Some((lf.all, Mode::All))
+    } else if lf.all == 0 && lf.any.len() == 1 {
+        Some((lf.any[0], Mode::Any))
+    } else {
+        None
+    }
+}
+
 /// What the list form of pattern intrinsic `id` on a list with these
 /// slots charges beyond its folded form: the scan of the list (the same
 /// for every scalar argument). The optimizer folds a constant list only

@@ -1,7 +1,7 @@
 //! Intrinsic calls whose arguments the interpreter's translation knows: a
 //! charge fixed by constant arguments, a `Get` form computing and writing
 //! its squares itself, `KingPos` on a constant list of board sides as one
-//! mask test. On boards of every kind, the form that runs and the plain
+//! mask test, a pattern on a constant list folded into one mask. On boards of every kind, the form that runs and the plain
 //! form of profiled runs (every charge worked out as the call runs) agree
 //! on the result, the error and its code offset, the fuel spent and the
 //! memory, under fuel limits around every charge; and when the embedder
@@ -135,6 +135,31 @@ fn king_program(name: &str, colour: i32, elements: &[i32], squares: &[i32]) -> S
     )
 }
 
+/// Pattern `name` of `arg` on a constant list of `elements`, twice (the
+/// second time of `second`), the answers summed: the translation folds
+/// such a list into one mask when the folded form means and charges the
+/// same (`cvm::intrinsics::fold_mask`), and calls the intrinsic otherwise.
+fn pattern_program(name: &str, arg: i32, second: i32, elements: &[i32]) -> String {
+    let mut list: Vec<String> = elements.iter().map(i32::to_string).collect();
+    list.push("-1".into());
+    format!(
+        ".list sq {} = {}
+.func main params 0 lists 0 locals 0 stack 3 value
+    push {arg}
+    lref sq
+    intr {name}
+    push {second}
+    lref sq
+    intr {name}
+    add
+    retv
+.end
+",
+        elements.len() + 1,
+        list.join(" "),
+    )
+}
+
 /// Boards of every kind: the start, a middlegame, an ending, and piece
 /// sets that overlap, with several kings or none.
 fn boards() -> impl Strategy<Value = BoardView> {
@@ -213,6 +238,51 @@ proptest! {
     ) {
         agree(&king_program(name, colour, &elements, &squares), &board);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn patterns_on_constant_lists_agree_with_the_plain_form(
+        board in boards(),
+        name in prop::sample::select(vec![
+            "PcOnSqrs", "orPcOnSqrs", "DblPwns", "orDblPwns", "Passed", "orPassed",
+            "Control", "orControl", "ExchngCtrl", "orExchngCtrl",
+        ]),
+        arg in scalar(),
+        second in scalar(),
+        // Concrete squares, wildcard squares (files, ranks, `??`) and
+        // values that are no square; up to ten, so that some lists cost
+        // more to scan than their folded form and are not folded.
+        elements in prop::collection::vec(
+            prop_oneof![4 => 0..64i32, 2 => 64..81i32, 1 => Just(-5), 1 => Just(200)],
+            0..10,
+        ),
+    ) {
+        agree(&pattern_program(name, arg, second, &elements), &board);
+    }
+}
+
+#[test]
+fn folded_patterns_give_the_documented_answers() {
+    // White pawns on f2 g2 h2, a white king on g1, black king on g8.
+    let board = BoardView::from_fen("6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1").expect("fen");
+    let squares = |names: &[&str]| -> Vec<i32> { names.iter().map(|n| square(n)).collect() };
+    let wp = piece("wP");
+    // Every listed square holds a white pawn: 1 + 1.
+    let home = squares(&["f2", "g2", "h2"]);
+    let got = agree(&pattern_program("PcOnSqrs", wp, wp, &home), &board);
+    assert!(got.starts_with("Returned(Some(2))"), "{got}");
+    // Not every one: 0; but one of them: 1 + 1 for the or form.
+    let some = squares(&["f2", "e2"]);
+    let got = agree(&pattern_program("PcOnSqrs", wp, wp, &some), &board);
+    assert!(got.starts_with("Returned(Some(0))"), "{got}");
+    let got = agree(&pattern_program("orPcOnSqrs", wp, wp, &some), &board);
+    assert!(got.starts_with("Returned(Some(2))"), "{got}");
+    // An invalid piece is false in both forms.
+    let got = agree(&pattern_program("PcOnSqrs", -1, wp, &home), &board);
+    assert!(got.starts_with("Returned(Some(1))"), "{got}");
 }
 
 #[test]

@@ -1574,6 +1574,22 @@ impl<'p> Interpreter<'p> {
                             let hit = cvm_chess::pattern::king_pos_mask(board, k.a as i32, mask);
                             set!(base, i32::from(hit));
                         }
+                        Known::PAT => {
+                            charge!(pc!() - 1, u64::from(k.fuel));
+                            let board = board!();
+                            let mask = u64::from(k.b) | u64::from(k.target) << 32;
+                            let mode = if k.pattern >> 31 == 0 {
+                                Mode::All
+                            } else {
+                                Mode::Any
+                            };
+                            let id = (k.pattern & 0x7FFF_FFFF) as usize;
+                            let hit = INTRINSICS
+                                .get(id)
+                                .and_then(|i| i.fold)
+                                .is_some_and(|fold| (fold.func)(board, k.a as i32, mask, mode));
+                            set!(base, i32::from(hit));
+                        }
                         form => {
                             charge!(pc!() - 1, u64::from(k.fuel));
                             let id = k.a;

@@ -618,6 +618,9 @@ pub(super) struct Aux {
     /// The store an [`Op::StXForLB`] / [`Op::StXForXB`] makes before its
     /// step: list-reference register, index register, value register.
     pub store: [Reg; 3],
+    /// A [`Known::PAT`]'s intrinsic, its top bit set for [`Mode::Any`]
+    /// (`cvm_chess::pattern::Mode`).
+    pub pattern: u32,
 }
 
 /// How an [`Op::IncScan`] uses its [`Aux`] entry: `a` is the list (a
@@ -682,4 +685,9 @@ impl Known {
     /// `KingPos` of colour `a` as one mask test, the mask's low and high
     /// words in `b` and `target`.
     pub const KING: u32 = 2;
+    /// A pattern intrinsic on a constant list folded into one mask
+    /// (`crate::intrinsics::fold_mask`): the folded form of intrinsic
+    /// [`Aux::pattern`] with scalar argument `a` and the mask's low and
+    /// high words in `b` and `target`.
+    pub const PAT: u32 = 4;
 }

@@ -335,6 +335,7 @@ impl Emit<'_> {
             inc: 0,
             fuel: 0,
             store: [0; 3],
+            pattern: 0,
         });
         self.out.aux.len() as u32 - 1
     }
@@ -709,6 +710,7 @@ fn fuse_scans(out: &mut Translation, start: usize) {
             inc: i32::from(k) as u32,
             fuel: flags | bound_k,
             store: [0; 3],
+            pattern: 0,
         });
         out.code[p] = Op::IncScan {
             r,
@@ -1409,7 +1411,8 @@ fn instruction(
 /// charge: a [`Known::GET`] for a `Get` form of one square set with a
 /// constant argument and a list `lref` just made (that list's reference is
 /// then never written), a [`Known::KING`] for `KingPos` on a constant list
-/// of board sides, a [`Known::CALL`] otherwise. False, with nothing emitted, when the charge
+/// of board sides, a [`Known::PAT`] for a pattern on a constant list that
+/// folds into one mask, a [`Known::CALL`] otherwise. False, with nothing emitted, when the charge
 /// is not known here (the call is a [`Known::COST`]).
 fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
     let (Some(lists), Some(info)) = (e.lists, INTRINSICS.get(id as usize)) else {
@@ -1486,6 +1489,18 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
             return true;
         }
     }
+    // A pattern on a constant list that folds into one mask: the folded
+    // form, which the list's contents decide.
+    if let (Some(l), [Arg::Int(arg), Arg::List(slots)]) = (reads, args.as_slice()) {
+        if let Some((mask, mode)) = crate::intrinsics::fold_mask(id, slots) {
+            e.reads_list(l);
+            let operands = [*arg as u32, mask as u32, (mask >> 32) as u32];
+            let x = folded_call(e, Known::PAT, cost, operands);
+            let any = u32::from(mode == cvm_chess::pattern::Mode::Any) << 31;
+            e.out.aux[x as usize].pattern = id | any;
+            return true;
+        }
+    }
     if let (Some(_), Some(list), [Arg::Int(arg), _]) = (info.squares, made, args.as_slice()) {
         let (a, squares) = get_form(info.name, *arg).unwrap_or((*arg as u32, id));
         folded_call(e, Known::GET, cost, [a, list, squares]);
@@ -1535,11 +1550,11 @@ fn intrinsic_call(e: &mut Emit<'_>, id: u32, form: u32, cost: u32) {
     }
 }
 
-/// An [`Op::Intr`] of `form` (a [`Known::GET`] or [`Known::KING`]) in
-/// place of a two-argument call whose constant scalar and list are folded
+/// An [`Op::Intr`] of `form` (a [`Known::GET`], [`Known::KING`] or
+/// [`Known::PAT`]) in place of a two-argument call whose constant scalar and list are folded
 /// into `operands`: the `lref` just emitted for the list is removed, and
 /// the result takes the first argument's slot.
-fn folded_call(e: &mut Emit<'_>, form: u32, cost: u32, operands: [u32; 3]) {
+fn folded_call(e: &mut Emit<'_>, form: u32, cost: u32, operands: [u32; 3]) -> u32 {
     let n = e.vals.len();
     e.unemit();
     let base = e.slot(n - 2);
@@ -1547,6 +1562,7 @@ fn folded_call(e: &mut Emit<'_>, form: u32, cost: u32, operands: [u32; 3]) {
     e.op(Op::Intr { base, aux });
     e.vals.truncate(n - 2);
     e.push_slot();
+    aux
 }
 
 /// The squares a king of `colour` must stand inside for `KingPos` (and

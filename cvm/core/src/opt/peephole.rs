@@ -395,26 +395,12 @@ fn try_rules(out: &[Item], rules: Rules, facts: &Facts) -> Option<(usize, Vec<In
 /// ([`crate::intrinsics::cost_folded`]), so only lists short enough for
 /// their scan to be free are folded.
 fn fold_pattern(intrinsic: u32, list: u32, facts: &Facts) -> Option<Ins> {
-    use cvm_chess::pattern::ListFold;
-    let info = crate::intrinsics::INTRINSICS.get(intrinsic as usize)?;
-    let fold = info.fold?;
+    use cvm_chess::pattern::Mode;
     let slots = facts.constant_lists.get(list as usize)?.as_ref()?;
-    if crate::intrinsics::fold_surcharge(intrinsic, slots) != 0 {
-        return None;
-    }
-    let end = slots
-        .iter()
-        .position(|&v| v == crate::runtime::LIST_END)
-        .unwrap_or(slots.len());
-    let lf = ListFold::squares(&slots[..end])?;
-    let (op, mask) = if fold.or_form {
-        (PatAny, lf.union)
-    } else if lf.any.is_empty() {
-        (PatAll, lf.all)
-    } else if lf.all == 0 && lf.any.len() == 1 {
-        (PatAny, lf.any[0])
-    } else {
-        return None;
+    let (mask, mode) = crate::intrinsics::fold_mask(intrinsic, slots)?;
+    let op = match mode {
+        Mode::All => PatAll,
+        Mode::Any => PatAny,
     };
     Some(ins(op, &[intrinsic, mask as u32, (mask >> 32) as u32]))
 }
