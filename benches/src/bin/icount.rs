@@ -65,6 +65,9 @@ fn measurements() -> Vec<String> {
     for backend in ROOT_BACKENDS {
         all.push(format!("root/{backend}"));
     }
+    for backend in ROOT_BACKENDS {
+        all.push(format!("patterns/{backend}"));
+    }
     all
 }
 
@@ -205,10 +208,18 @@ fn search() -> Result<(), String> {
 fn steady_advisor(
     backend: &str,
 ) -> Result<(che_engine::advisor::Backend, che_engine::advisor::Advisor), String> {
-    use che_engine::advisor::{Backend as EngineBackend, ProgramSource};
+    steady_advisor_of(&che_engine::advisor::ProgramSource::ShannyEval, backend)
+}
+
+/// [`steady_advisor`] for the program `source`.
+fn steady_advisor_of(
+    source: &che_engine::advisor::ProgramSource,
+    backend: &str,
+) -> Result<(che_engine::advisor::Backend, che_engine::advisor::Advisor), String> {
+    use che_engine::advisor::Backend as EngineBackend;
     let backend: EngineBackend = backend.parse().map_err(|e| format!("{e}"))?;
     let advisor = che_benches::lab::experiments::cost::steady_advisor(
-        &ProgramSource::ShannyEval,
+        source,
         backend,
         std::time::Duration::from_secs(120),
     )?;
@@ -371,6 +382,60 @@ fn root(backend: &str) -> Result<(), String> {
     check(got, expected_lines)
 }
 
+/// `benches/advice/patterns.che`'s `main()` as the engine runs it at the
+/// root (reset, board view, the program), [`ROOT_PASSES`] times over the
+/// oracle positions, on `backend` or as its native twin (the same steps
+/// around `patterns_score`). The measured part returns the sum of the
+/// values, which must be the twin's.
+fn patterns(backend: &str) -> Result<(), String> {
+    use che_benches::lab::patterns_twin::{patterns_path, patterns_score};
+    use che_engine::advisor::ProgramSource;
+    use che_engine::host::AdviceHost;
+    use chess_core::Position;
+    use cvm_chess::advice_table::AdviceTable;
+
+    let positions = che_benches::oracle_positions();
+    let mut host = AdviceHost::new(&Position::startpos());
+    let mut table = Box::<AdviceTable>::default();
+    // The twin's root steps: the program writes no advice and prints nothing.
+    let twin_root = |host: &mut AdviceHost, table: &mut AdviceTable, pos: &Position| {
+        host.set_position(pos);
+        table.clear_written();
+        i64::from(patterns_score(host.board_view()))
+    };
+    let one_pass: i64 = positions
+        .iter()
+        .map(|pos| twin_root(&mut host, &mut table, pos))
+        .sum();
+    let expected = one_pass * ROOT_PASSES as i64;
+    if backend == "native" {
+        let got = measured(&mut || {
+            let mut sum = 0i64;
+            for _ in 0..ROOT_PASSES {
+                for pos in &positions {
+                    sum += twin_root(&mut host, &mut table, pos);
+                }
+            }
+            Ok(sum)
+        })?;
+        return check(got, expected);
+    }
+    let (backend, mut advisor) = steady_advisor_of(&ProgramSource::File(patterns_path()), backend)?;
+    let mut session = advisor
+        .session(backend, &mut host)
+        .map_err(|e| e.to_string())?;
+    let got = measured(&mut || {
+        let mut sum = 0i64;
+        for _ in 0..ROOT_PASSES {
+            for pos in &positions {
+                sum += i64::from(session.run_root(pos)?.value.unwrap_or(0));
+            }
+        }
+        Ok(sum)
+    })?;
+    check(got, expected)
+}
+
 fn check(got: i64, expected: i64) -> Result<(), String> {
     if got == expected {
         Ok(())
@@ -396,6 +461,7 @@ fn main() -> ExitCode {
         Some(("search", "node")) => search(),
         Some(("hook", backend)) if HOOK_BACKENDS.contains(&backend) => hook(backend),
         Some(("root", backend)) if ROOT_BACKENDS.contains(&backend) => root(backend),
+        Some(("patterns", backend)) if ROOT_BACKENDS.contains(&backend) => patterns(backend),
         Some((backend, name)) if BACKENDS.contains(&backend) => run_program(backend, name),
         _ => Err(format!("unknown measurement `{what}` (try --list)")),
     };
