@@ -155,6 +155,12 @@ extern "C" fn osr_poll(
             if !enough {
                 return NOT_SWITCHED;
             }
+            // Code that proves its fuel at entry takes only a frame that
+            // brings enough (`CompiledFn::fuel_bound`); the frame goes on
+            // with its checks otherwise.
+            if u64::try_from(fuel).map_or(true, |f| f < compiled.fuel_bound) {
+                return NOT_SWITCHED;
+            }
             let arity = f.arity() as usize;
             let (state, args) = if at_entry {
                 // SAFETY: baseline code passes its frame slots, the

@@ -94,12 +94,17 @@ struct Seen {
 
 /// Calls `func` twice on `vm` with `fuel` for each call.
 fn seen(vm: &mut dyn Vm, func: u32, fuel: u64) -> Vec<Seen> {
+    seen_n(vm, func, fuel, 2)
+}
+
+/// Calls `func` `n` times on `vm` with `fuel` for each call.
+fn seen_n(vm: &mut dyn Vm, func: u32, fuel: u64, n: usize) -> Vec<Seen> {
     vm.set_limits(Limits {
         fuel: Some(fuel),
         ..Limits::default()
     });
     let board = cvm_testkit::programs::board(3, 1);
-    (0..2)
+    (0..n)
         .map(|_| {
             let mut out = CollectOutput::default();
             let result = vm.call(func, &[], &mut ScenarioHost { board }, &mut out);
@@ -161,6 +166,23 @@ fn the_tiered_backend_agrees_at_every_fuel() {
         let want = seen(&mut Interpreter::new(&p), hook, fuel);
         let got = seen(&mut tiered.instance(), hook, fuel);
         assert_eq!(got, want, "fuel {fuel}");
+    }
+}
+
+#[test]
+fn the_tiered_backends_kept_instances_agree_at_every_fuel() {
+    // Baseline code after the second call, Cranelift's after the fourth:
+    // the embedder's calls run on the interpreter, then on the instances
+    // of native code the tiered instance keeps.
+    let p = program(SRC);
+    let hook = function(&p, "hook");
+    let cost = full_cost(&p, hook);
+    for fuel in 0..=cost + 3 {
+        let want = seen_n(&mut Interpreter::new(&p), hook, fuel, 6);
+        let tiered = TieredProgram::new(p.clone(), TierConfig::by_calls(3, 1));
+        let got = seen_n(&mut tiered.instance(), hook, fuel, 6);
+        assert_eq!(got, want, "fuel {fuel}");
+        assert_eq!(tiered.codegen_of(hook), Some(jit::CodeGen::Cranelift));
     }
 }
 
