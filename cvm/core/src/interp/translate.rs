@@ -1301,6 +1301,24 @@ fn instruction(
             // The list parameter is folded into the mask; the others lie
             // side by side from `base`.
             let n = e.vals.len();
+            // A constant scalar argument (the usual piece or colour): its
+            // charge worked out here, the op a `Known::PAT`.
+            if let (2, Some(Val::Const(arg))) = (params, e.vals.last().copied()) {
+                if e.lists.is_some() {
+                    let mask = u64::from(ops[1]) | u64::from(ops[2]) << 32;
+                    let cost = crate::intrinsics::cost_folded(ops[0], arg, mask);
+                    if let Ok(cost) = u32::try_from(cost) {
+                        let base = e.slot(n - 1);
+                        let any = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
+                        let aux = e.known(Known::PAT, cost, [arg as u32, ops[1], ops[2]]);
+                        e.out.aux[aux as usize].pattern = ops[0] | any;
+                        e.op(Op::Intr { base, aux });
+                        e.vals.truncate(n - 1);
+                        e.push_slot();
+                        return 0;
+                    }
+                }
+            }
             for j in n + 1 - params..n {
                 e.materialize(j);
             }
