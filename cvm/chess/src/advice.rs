@@ -55,8 +55,10 @@ fn colour_list(colour: i32) -> impl Iterator<Item = usize> {
     (0..2).filter(move |c| cs & (1 << c) != 0)
 }
 
-/// The (colour, kind) pairs a piece value selects.
-fn piece_list(piece: i32) -> impl Iterator<Item = (usize, usize)> {
+/// The (colour, kind) pairs a piece value selects (none for a value that
+/// is no piece), colours first: the rows of the advice table a piece's
+/// square bonuses go to.
+pub fn piece_list(piece: i32) -> impl Iterator<Item = (usize, usize)> {
     let (cs, ks) = sets::piece(piece).unwrap_or((0, 0));
     (0..2)
         .filter(move |c| cs & (1 << c) != 0)

@@ -174,6 +174,20 @@ impl Shape {
         }
         shape
     }
+
+    /// The colour and piece selectors a call's cost reads (0 where the
+    /// intrinsic has none) and its list argument, from the call's
+    /// arguments; an argument missing from a short `args` reads as 0 (no
+    /// list).
+    #[inline(always)]
+    fn selectors(&self, args: &[i32]) -> (i32, i32, Option<i32>) {
+        let arg = |k: Option<u8>| k.and_then(|k| args.get(usize::from(k))).copied();
+        (
+            arg(self.colour).unwrap_or(0),
+            arg(self.piece).unwrap_or(0),
+            arg(self.list),
+        )
+    }
 }
 
 /// A pattern intrinsic's evaluation on a folded square mask.
@@ -601,9 +615,8 @@ pub fn invoke_on_squares(
         return None;
     }
     let info = INTRINSICS.get(id as usize)?;
-    let shape = info.shape;
-    let arg = |k: Option<u8>| k.and_then(|k| args.get(usize::from(k))).copied();
-    let slots = list_slots(ctx.memory, arg(shape.list)?).len() as u64;
+    let (colour, piece, list) = info.shape.selectors(args);
+    let slots = list_slots(ctx.memory, list?).len() as u64;
     let n = u64::from(count);
     if n > slots {
         return None;
@@ -622,10 +635,6 @@ pub fn invoke_on_squares(
         if info.cost.terms.iter().any(|t| work(t.work).is_none()) {
             return None;
         }
-        let (colour, piece) = (
-            arg(shape.colour).unwrap_or(0),
-            arg(shape.piece).unwrap_or(0),
-        );
         let verbose = ctx.advice.verbose != 0;
         cost = charge_terms(info, cost, colour, piece, verbose, |w| work(w).unwrap_or(0));
     }
@@ -1289,11 +1298,7 @@ fn cost_with(
         return base;
     }
     let shape = info.shape;
-    // An argument missing from a short `args` reads as 0 (no list).
-    let arg = |k: Option<u8>| k.and_then(|k| args.get(usize::from(k))).copied();
-    let colour = arg(shape.colour).unwrap_or(0);
-    let piece = arg(shape.piece).unwrap_or(0);
-    let list = arg(shape.list);
+    let (colour, piece, list) = shape.selectors(args);
     let known = list
         .and_then(|v| usize::try_from(v).ok())
         .and_then(|v| measured.get(v))

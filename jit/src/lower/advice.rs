@@ -126,17 +126,7 @@ impl Lower<'_, '_> {
             return None;
         }
         let piece = self.known(base)?;
-        let pairs: Vec<(usize, usize)> = match cvm_chess::sets::piece(piece) {
-            Some((cs, ks)) => (0..2)
-                .filter(|c| cs & (1 << c) != 0)
-                .flat_map(|c| {
-                    (0..6)
-                        .filter(move |k| ks & (1 << k) != 0)
-                        .map(move |k| (c, k))
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let pairs: Vec<(usize, usize)> = cvm_chess::advice::piece_list(piece).collect();
         if pairs.len() > MAX_PAIRS {
             return None;
         }
