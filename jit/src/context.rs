@@ -82,7 +82,8 @@ pub(crate) struct Context<'a> {
     pub fuel_left: i64,
     /// The square set the pattern shim computed.
     pub set_out: u64,
-    /// The value an entry trampoline returns.
+    /// The value of the function an embedder's call entered: stored by the
+    /// entry trampoline, or by the instance after a direct call.
     pub result: i32,
     /// Entries into counted loops that took the fast copy.
     pub loops_fast: u64,
