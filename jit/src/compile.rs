@@ -942,7 +942,11 @@ impl Code {
             ids: &self.ids,
             checks: self.checks,
             listing: listing.is_some(),
-            called: crate::define::called_functions(program),
+            called: if self.checks.optimize_all {
+                crate::define::called_functions(program)
+            } else {
+                Vec::new()
+            },
         };
         let results = match self.codegen {
             CodeGen::Cranelift => shared.compile_all(order),

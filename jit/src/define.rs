@@ -100,7 +100,8 @@ pub(crate) struct Shared<'a> {
     /// Keep each function's listing.
     pub listing: bool,
     /// Whether a `call` instruction of the program names each function
-    /// ([`called_functions`]).
+    /// ([`called_functions`]); made only for hot code, the one use
+    /// (empty otherwise: every function counts as called).
     pub called: Vec<bool>,
 }
 
@@ -251,15 +252,16 @@ impl Shared<'_> {
         // prove the fuel for all of them (`docs/jit.md`, "Fuel proved at
         // entry"). Lowered that way first, and again with its checks when
         // a charge turns out not to be a constant.
+        let callees = facts.splices.native_callees(program, index);
         let try_proved = self.checks.optimize_all
             && self.checks.fuel
             && straight
             && !self.called.get(index).copied().unwrap_or(true)
             // A native call's charges are the callee's, known at run time.
-            && facts.splices.native_callees(program, index).is_empty();
+            && callees.is_empty();
         let mut lowered = None;
         if try_proved {
-            let (native, bound) = self.lower_in(ws, index, own, true)?;
+            let (native, bound) = self.lower_in(ws, index, own, &callees, true)?;
             match bound {
                 Some(bound) => lowered = Some((native, bound)),
                 None => ws.ctx.clear(),
@@ -267,7 +269,7 @@ impl Shared<'_> {
         }
         let (native_intrinsics, fuel_bound) = match lowered {
             Some(done) => done,
-            None => (self.lower_in(ws, index, own, false)?.0, 0),
+            None => (self.lower_in(ws, index, own, &callees, false)?.0, 0),
         };
         let ctx = &mut ws.ctx;
         ctx.set_disasm(self.listing);
@@ -314,8 +316,9 @@ impl Shared<'_> {
         })
     }
 
-    /// Lowers function `index` (declared as `own`) into the workspace's
-    /// empty function: the intrinsic calls compiled to native code and,
+    /// Lowers function `index` (declared as `own`, calling `callees`
+    /// natively) into the workspace's empty function: the intrinsic calls
+    /// compiled to native code and,
     /// with `proved`, the fuel its entry must prove
     /// ([`Lower::with_fuel_proved`]; `None`: it cannot be lowered so).
     fn lower_in(
@@ -323,6 +326,7 @@ impl Shared<'_> {
         ws: &mut Workspace,
         index: usize,
         own: FuncId,
+        callees: &[u32],
         proved: bool,
     ) -> Result<(usize, Option<u64>), JitError> {
         let program = self.program;
@@ -338,11 +342,9 @@ impl Shared<'_> {
         let ctx = &mut ws.ctx;
         ctx.func.signature = cvm_signature(Signature::new(self.call_conv), f.arity());
         ctx.func.name = UserFuncName::user(0, own.as_u32());
-        let callees: HashMap<u32, FuncRef> = facts
-            .splices
-            .native_callees(program, index)
-            .into_iter()
-            .map(|c| {
+        let callees: HashMap<u32, FuncRef> = callees
+            .iter()
+            .map(|&c| {
                 let id = self.ids[c as usize].ok_or_else(|| missing(c))?;
                 Ok((c, import(self.decls, id, &mut ctx.func)))
             })

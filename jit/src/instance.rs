@@ -555,7 +555,7 @@ impl<'j> JitInstance<'j> {
         };
         let entry_fuel = limit - left;
         let fuel = i64::try_from(left).unwrap_or(i64::MAX);
-        if (fuel as u64) < compiled.fuel_bound {
+        if !compiled.runs_with(fuel) {
             // Too little fuel for code that proves it at entry: the
             // interpreter stops where the fuel runs out.
             self.ran_compiled = false;

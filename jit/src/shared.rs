@@ -39,6 +39,16 @@ pub(crate) struct CompiledFn {
     pub fuel_bound: u64,
 }
 
+impl CompiledFn {
+    /// Whether a call bringing `fuel` (what the code is entered with) may
+    /// run this code: always for code that checks its fuel, and for code
+    /// that proves it at entry when `fuel` covers [`CompiledFn::fuel_bound`].
+    #[inline]
+    pub fn runs_with(&self, fuel: i64) -> bool {
+        u64::try_from(fuel).is_ok_and(|f| f >= self.fuel_bound)
+    }
+}
+
 /// The machine code of one compiled function, from
 /// [`crate::JitProgram::compile_with_listing`].
 #[derive(Clone, Debug)]

@@ -158,7 +158,7 @@ extern "C" fn osr_poll(
             // Code that proves its fuel at entry takes only a frame that
             // brings enough (`CompiledFn::fuel_bound`); the frame goes on
             // with its checks otherwise.
-            if u64::try_from(fuel).map_or(true, |f| f < compiled.fuel_bound) {
+            if !compiled.runs_with(fuel) {
                 return NOT_SWITCHED;
             }
             let arity = f.arity() as usize;

@@ -814,7 +814,7 @@ fn run_native(
     };
     let bytes = stack::need(u64::from(frames), jit.max_frame)?;
     let capped = i64::try_from(fuel).unwrap_or(i64::MAX);
-    if (capped as u64) < native.code.fuel_bound {
+    if !native.code.runs_with(capped) {
         // Code that proves its fuel at entry, with too little of it.
         return None;
     }

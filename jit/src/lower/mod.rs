@@ -429,11 +429,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// checks, or `None` when a charge of the function is not a constant
     /// (the code must not be used: lower the function again without).
     pub fn run_proved(mut self) -> (FunctionBuilder<'b>, Option<u64>) {
-        self.body();
-        self.osr_entry();
-        self.finish_propagate();
-        self.finish_trap_exits();
-        self.b.seal_all_blocks();
+        self.lower_all();
         let bound = self
             .proved
             .filter(|p| !p.dynamic && self.osr.is_none() && self.pending.is_empty())
@@ -451,12 +447,19 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// Lowers every reachable instruction and finishes the function.
     pub fn run(mut self) -> FunctionBuilder<'b> {
+        self.lower_all();
+        self.b
+    }
+
+    /// Lowers every reachable instruction, the entries and exits the body
+    /// needs, and seals the blocks: [`Lower::run`] and
+    /// [`Lower::run_proved`] before they hand the builder back.
+    fn lower_all(&mut self) {
         self.body();
         self.osr_entry();
         self.finish_propagate();
         self.finish_trap_exits();
         self.b.seal_all_blocks();
-        self.b
     }
 
     /// Lowers every reachable instruction of the current frame's function,

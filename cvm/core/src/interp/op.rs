@@ -691,3 +691,10 @@ impl Known {
     /// high words in `b` and `target`.
     pub const PAT: u32 = 4;
 }
+
+/// The word naming a folded pattern's intrinsic `id` and its mode, as an
+/// [`Op::Pat`]'s `target` and a [`Known::PAT`]'s [`Aux::pattern`] hold it:
+/// the top bit set for an or test (`pat.any`, `Mode::Any`).
+pub(super) fn pattern_word(id: u32, any: bool) -> u32 {
+    id | u32::from(any) << 31
+}

@@ -18,7 +18,7 @@
 //! The plain translation ([`Form::Plain`]) emits one op per executed CVM
 //! instruction (what a profile of CVM instructions counts).
 
-use super::op::{Aux, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
+use super::op::{pattern_word, Aux, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
 use crate::intrinsics::{cost_known, Arg, ParamKind, INTRINSICS};
 use crate::isa::{Flow, Opcode, Rel};
 use crate::runtime::Memory;
@@ -1309,9 +1309,9 @@ fn instruction(
                     let cost = crate::intrinsics::cost_folded(ops[0], arg, mask);
                     if let Ok(cost) = u32::try_from(cost) {
                         let base = e.slot(n - 1);
-                        let any = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
+                        let any = i.instr.opcode == Opcode::PatAny;
                         let aux = e.known(Known::PAT, cost, [arg as u32, ops[1], ops[2]]);
-                        e.out.aux[aux as usize].pattern = ops[0] | any;
+                        e.out.aux[aux as usize].pattern = pattern_word(ops[0], any);
                         e.op(Op::Intr { base, aux });
                         e.vals.truncate(n - 1);
                         e.push_slot();
@@ -1322,9 +1322,9 @@ fn instruction(
             for j in n + 1 - params..n {
                 e.materialize(j);
             }
-            let mode_bit = u32::from(i.instr.opcode == Opcode::PatAny) << 31;
+            let word = pattern_word(ops[0], i.instr.opcode == Opcode::PatAny);
             let base = e.st(params - 1);
-            let aux = e.aux(ops[1], ops[2], ops[0] | mode_bit);
+            let aux = e.aux(ops[1], ops[2], word);
             e.op(Op::Pat { base, aux });
             e.vals.truncate(n + 1 - params);
             e.push_slot();
@@ -1514,8 +1514,8 @@ fn known_intrinsic(e: &mut Emit<'_>, id: u32) -> bool {
             e.reads_list(l);
             let operands = [*arg as u32, mask as u32, (mask >> 32) as u32];
             let x = folded_call(e, Known::PAT, cost, operands);
-            let any = u32::from(mode == cvm_chess::pattern::Mode::Any) << 31;
-            e.out.aux[x as usize].pattern = id | any;
+            let any = mode == cvm_chess::pattern::Mode::Any;
+            e.out.aux[x as usize].pattern = pattern_word(id, any);
             return true;
         }
     }
