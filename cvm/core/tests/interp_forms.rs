@@ -1060,3 +1060,91 @@ L187:
         "{r}"
     );
 }
+
+#[test]
+fn commutative_ops_with_a_constant_on_either_side() {
+    // `k * (a - b)` pushes its constant first; the fast form folds it into
+    // one op whichever side it is on, for `mul`, `add` (a 16-bit constant;
+    // a wider one keeps two ops) and the bit operations; `sub` is not
+    // commutative and keeps its operand order. Results go to a slot (the
+    // `stl` after) or stay on the stack; products and sums wrap.
+    let r = agree(
+        ".func f params 2 lists 0 locals 1 stack 4 value
+.slots a b t
+    push 4
+    ldl a
+    ldl b
+    sub
+    mul
+    stl t
+    ldl t
+    push -3
+    mul
+    push 30000
+    ldl t
+    add
+    add
+    push 100000
+    ldl b
+    add
+    add
+    push 255
+    ldl a
+    band
+    add
+    push 4096
+    ldl b
+    bor
+    bxor
+    push 65535
+    ldl a
+    bxor
+    push 1000
+    ldl b
+    sub
+    sub
+    add
+    push 65537
+    ldl a
+    mul
+    push 2
+    mul
+    add
+    retv
+.end
+.func main params 0 lists 0 locals 1 stack 4 value
+.slots acc
+    push 7
+    push 2
+    call f
+    push -2147483648
+    push 1
+    call f
+    add
+    push 123456789
+    push -987654321
+    call f
+    add
+    retv
+.end
+",
+    );
+    // The same sums worked out in Rust with the VM's wrapping arithmetic.
+    let f = |a: i32, b: i32| -> i32 {
+        let t = 4i32.wrapping_mul(a.wrapping_sub(b));
+        let mut v = t.wrapping_mul(-3).wrapping_add(30000i32.wrapping_add(t));
+        v = v.wrapping_add(100000i32.wrapping_add(b));
+        v = v.wrapping_add(255 & a);
+        v ^= 4096 | b;
+        let w = (65535 ^ a).wrapping_sub(1000i32.wrapping_sub(b));
+        v = v.wrapping_add(w);
+        v.wrapping_add(65537i32.wrapping_mul(a).wrapping_mul(2))
+    };
+    let want = f(7, 2)
+        .wrapping_add(f(i32::MIN, 1))
+        .wrapping_add(f(123456789, -987654321));
+    assert!(
+        r.starts_with(&format!("Returned(Some({want}))")),
+        "{r} (want {want})"
+    );
+}

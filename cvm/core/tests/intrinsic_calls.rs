@@ -541,3 +541,229 @@ fn a_call_that_writes_a_constant_list_through_a_parameter_charges_what_it_reads(
         plain[0]
     );
 }
+
+/// A test a conditional branch reads: `KingPos`/`orKingPos` on a constant
+/// list of sides, a pattern on a constant list of squares, or the
+/// optimizer's `pat.all`/`pat.any` of a constant scalar.
+#[derive(Clone, Debug)]
+enum Test {
+    King(&'static str, i32, Vec<i32>),
+    Pattern(&'static str, i32, Vec<i32>),
+    Folded(&'static str, bool, u64, i32),
+}
+
+impl Test {
+    /// The lists the test reads, and its instructions (one value pushed).
+    fn parts(&self) -> (String, String) {
+        let list = |name: &str, v: &[i32]| {
+            let mut s: Vec<String> = v.iter().map(i32::to_string).collect();
+            s.push("-1".into());
+            format!(".list {name} {} = {}\n", v.len() + 1, s.join(" "))
+        };
+        match self {
+            Test::King(name, colour, sides) => (
+                list("sides", sides),
+                format!("    push {colour}\n    lref sides\n    intr {name}\n"),
+            ),
+            Test::Pattern(name, arg, squares) => (
+                list("sq", squares),
+                format!("    push {arg}\n    lref sq\n    intr {name}\n"),
+            ),
+            Test::Folded(name, any, mask, arg) => {
+                let op = if *any { "pat.any" } else { "pat.all" };
+                let (lo, hi) = (*mask as u32 as i32, (*mask >> 32) as u32 as i32);
+                (
+                    String::new(),
+                    format!("    push {arg}\n    {op} {name} {lo} {hi}\n"),
+                )
+            }
+        }
+    }
+}
+
+/// How a branch reads the test: forward (1 when the branch falls through,
+/// 2 when it jumps), backward to a loop head (the loop runs while the
+/// branch jumps, three times at most: 7 when it ran out, else 100 plus the
+/// count left), or as a jump target that another path also reaches with a
+/// value of its own (10 plus a slot the paths set apart).
+#[derive(Copy, Clone, Debug)]
+enum Shape {
+    Forward,
+    Backward,
+    Target,
+}
+
+fn branch_program(test: &Test, jnz: bool, shape: Shape) -> String {
+    let (lists, code) = test.parts();
+    let br = if jnz { "jnz" } else { "jz" };
+    let body = match shape {
+        Shape::Forward => format!(
+            "{code}    {br} Lt
+    push 1
+    retv
+Lt:
+    push 2
+    retv
+"
+        ),
+        Shape::Backward => format!(
+            "    push 3
+    stl n
+L0:
+    ldl n
+    add.i -1
+    stl n
+    ldl n
+    jz Ldone
+{code}    {br} L0
+    push 100
+    ldl n
+    add
+    retv
+Ldone:
+    push 7
+    retv
+"
+        ),
+        Shape::Target => format!(
+            "    push 5
+    stl n
+{code}Lj:
+    {br} Lt
+    ldl n
+    jz Lend
+    push 0
+    stl n
+    push {}
+    jmp Lj
+Lend:
+    push 3
+    retv
+Lt:
+    ldl n
+    push 10
+    add
+    retv
+",
+            i32::from(jnz)
+        ),
+    };
+    format!(
+        "{lists}.func main params 0 lists 0 locals 1 stack 3 value
+.slots n
+{body}.end
+"
+    )
+}
+
+fn tests() -> impl Strategy<Value = Test> {
+    let king = (
+        prop::sample::select(vec!["KingPos", "orKingPos"]),
+        prop_oneof![Just(0), Just(1), Just(2), Just(5)],
+        prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(vec!["kside", "qside", "centre", "kkside", "qqside"])
+                    .prop_map(side),
+                Just(7),
+            ],
+            0..3,
+        ),
+    )
+        .prop_map(|(n, c, s)| Test::King(n, c, s));
+    let names = vec![
+        "PcOnSqrs",
+        "orPcOnSqrs",
+        "Passed",
+        "orPassed",
+        "Control",
+        "orControl",
+    ];
+    let pattern = (
+        prop::sample::select(names.clone()),
+        scalar(),
+        prop::collection::vec(
+            prop_oneof![4 => 0..64i32, 1 => 64..81i32, 1 => Just(-5)],
+            0..5,
+        ),
+    )
+        .prop_map(|(n, a, s)| Test::Pattern(n, a, s));
+    let folded = (
+        prop::sample::select(names),
+        any::<bool>(),
+        prop_oneof![any::<u64>(), (0..64u32).prop_map(|s| 1u64 << s)],
+        scalar(),
+    )
+        .prop_map(|(n, any, m, a)| Test::Folded(n, any, m, a));
+    prop_oneof![king, pattern, folded]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A one-mask test the translation fuses with the `jz` or `jnz` after
+    /// it, on every path a branch can take, under fuel limits around every
+    /// charge (a backward branch's charge included).
+    #[test]
+    fn tests_fused_with_their_branch_agree_with_the_plain_form(
+        board in boards(),
+        test in tests(),
+        jnz in any::<bool>(),
+        shape in prop_oneof![Just(Shape::Forward), Just(Shape::Backward), Just(Shape::Target)],
+    ) {
+        agree(&branch_program(&test, jnz, shape), &board);
+    }
+}
+
+#[test]
+fn tests_fused_with_their_branch_give_the_documented_answers() {
+    // White king on g1, white pawns on f2 g2 h2; black king on g8.
+    let board = BoardView::from_fen("6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1").expect("fen");
+    let home: Vec<i32> = ["f2", "g2", "h2"].iter().map(|n| square(n)).collect();
+    let home_mask = home.iter().fold(0u64, |m, &s| m | 1 << s);
+    let holds = [
+        Test::King("KingPos", lit::WHITE, vec![side("kkside")]),
+        Test::Pattern("PcOnSqrs", piece("wP"), home.clone()),
+        Test::Folded("PcOnSqrs", false, home_mask, piece("wP")),
+    ];
+    let fails = [
+        Test::King("KingPos", lit::WHITE, vec![side("qside")]),
+        Test::Pattern("PcOnSqrs", piece("bP"), home.clone()),
+        Test::Folded("PcOnSqrs", true, home_mask, piece("bP")),
+    ];
+    let answer = |test: &Test, jnz: bool, shape: Shape| {
+        let r = agree(&branch_program(test, jnz, shape), &board);
+        let v = r
+            .strip_prefix("Returned(Some(")
+            .and_then(|r| r.split(')').next())
+            .unwrap_or_else(|| panic!("{r}"));
+        v.parse::<i32>().unwrap_or_else(|_| panic!("{r}"))
+    };
+    for (test, held) in holds
+        .iter()
+        .map(|t| (t, true))
+        .chain(fails.iter().map(|t| (t, false)))
+    {
+        for jnz in [false, true] {
+            let jumps = held == jnz;
+            let what = format!("{test:?} jnz {jnz}");
+            assert_eq!(
+                answer(test, jnz, Shape::Forward),
+                if jumps { 2 } else { 1 },
+                "{what}"
+            );
+            // The loop goes round while the branch jumps: out of count (7),
+            // or out at once with two left.
+            assert_eq!(
+                answer(test, jnz, Shape::Backward),
+                if jumps { 7 } else { 102 },
+                "{what}"
+            );
+            // A jump lands on the branch too, with a value that takes it.
+            assert_eq!(
+                answer(test, jnz, Shape::Target),
+                if jumps { 15 } else { 10 },
+                "{what}"
+            );
+        }
+    }
+}

@@ -136,6 +136,24 @@ pub(super) const GET_KNIGHTS: u32 = INTRINSICS.len() as u32;
 /// passed pawns of colour index `a` (0 White, 1 Black), computed in the op.
 pub(super) const GET_PASSED: u32 = INTRINSICS.len() as u32 + 1;
 
+/// The test of a [`Known::PAT`] op (or of an [`Op::TestJ`] of one) on `board`: the
+/// folded form of the intrinsic its [`Aux::pattern`] names, with its scalar
+/// argument and mask.
+#[inline(always)]
+fn folded_pattern(board: &BoardView, k: &Aux) -> bool {
+    let mask = u64::from(k.b) | u64::from(k.target) << 32;
+    let mode = if k.pattern >> 31 == 0 {
+        Mode::All
+    } else {
+        Mode::Any
+    };
+    let id = (k.pattern & 0x7FFF_FFFF) as usize;
+    INTRINSICS
+        .get(id)
+        .and_then(|i| i.fold)
+        .is_some_and(|fold| (fold.func)(board, k.a as i32, mask, mode))
+}
+
 /// The fuel ran short of `cost` with `fuel` left in the count: takes the
 /// fuel kept back, and returns the count from here on (at least `cost`,
 /// at most `cost` plus [`Cold::every`]), or `None` when the run is truly
@@ -1438,6 +1456,7 @@ impl<'p> Interpreter<'p> {
                 Op::JLeI { a, k } => cmp_jump!(r!(a) <= k),
                 Op::JGtI { a, k } => cmp_jump!(r!(a) > k),
                 Op::JGeI { a, k } => cmp_jump!(r!(a) >= k),
+                Op::MulK { dst, a } => set!(dst, r!(a).wrapping_mul(imm!())),
                 Op::AndK { dst, a } => set!(dst, r!(a) & imm!()),
                 Op::OrK { dst, a } => set!(dst, r!(a) | imm!()),
                 Op::XorK { dst, a } => set!(dst, r!(a) ^ imm!()),
@@ -1576,18 +1595,7 @@ impl<'p> Interpreter<'p> {
                         }
                         Known::PAT => {
                             charge!(pc!() - 1, u64::from(k.fuel));
-                            let board = board!();
-                            let mask = u64::from(k.b) | u64::from(k.target) << 32;
-                            let mode = if k.pattern >> 31 == 0 {
-                                Mode::All
-                            } else {
-                                Mode::Any
-                            };
-                            let id = (k.pattern & 0x7FFF_FFFF) as usize;
-                            let hit = INTRINSICS
-                                .get(id)
-                                .and_then(|i| i.fold)
-                                .is_some_and(|fold| (fold.func)(board, k.a as i32, mask, mode));
+                            let hit = folded_pattern(board!(), &k);
                             set!(base, i32::from(hit));
                         }
                         form => {
@@ -1632,6 +1640,18 @@ impl<'p> Interpreter<'p> {
                             }
                         }
                     }
+                }
+                Op::TestJ { aux: x } => {
+                    let k = aux!(x);
+                    charge!(pc!() - 1, u64::from(k.fuel));
+                    let board = board!();
+                    let hit = if k.inc == Known::KING {
+                        let mask = u64::from(k.b) | u64::from(k.target) << 32;
+                        cvm_chess::pattern::king_pos_mask(board, k.a as i32, mask)
+                    } else {
+                        folded_pattern(board, &k)
+                    };
+                    cmp_jump!(hit == k.when);
                 }
                 Op::Write { r } => {
                     charge!(pc!() - 1, crate::fuel::WRITE_FUEL);

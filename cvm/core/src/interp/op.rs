@@ -247,8 +247,12 @@ pub(super) enum Op {
         dst: Reg,
         a: Reg,
     },
-    /// `dst <- a & k`, `a | k`, `a ^ k` for a constant operand `k`, which
-    /// is in the [`Op::Imm`] that follows.
+    /// `dst <- a * k`, `a & k`, `a | k`, `a ^ k` for a constant operand
+    /// `k`, which is in the [`Op::Imm`] that follows.
+    MulK {
+        dst: Reg,
+        a: Reg,
+    },
     AndK {
         dst: Reg,
         a: Reg,
@@ -516,6 +520,13 @@ pub(super) enum Op {
         base: Reg,
         aux: u32,
     },
+    /// A one-mask test (a [`Known::KING`] or [`Known::PAT`] form of
+    /// [`Op::Intr`], the form in its [`Aux`]) fused with the `jz` or `jnz`
+    /// that reads its result: writes no result and jumps, as a
+    /// compare-and-branch, when the test's result is [`Aux::when`].
+    TestJ {
+        aux: u32,
+    },
     Write {
         r: Reg,
     },
@@ -621,7 +632,13 @@ pub(super) struct Aux {
     /// A [`Known::PAT`]'s intrinsic, its top bit set for [`Mode::Any`]
     /// (`cvm_chess::pattern::Mode`).
     pub pattern: u32,
+    /// The result on which an [`Op::TestJ`] jumps: false for `jz`, true
+    /// for `jnz`.
+    pub when: bool,
 }
+
+// Thirty-two bytes, as before the flag (which sits in the padding).
+const _: () = assert!(std::mem::size_of::<Aux>() == 32);
 
 /// How an [`Op::IncScan`] uses its [`Aux`] entry: `a` is the list (a
 /// module list number, or the list-reference register with

@@ -322,6 +322,34 @@ impl Emit<'_> {
         self.out.back_fuel.push(0);
     }
 
+    /// Fuses the conditional branch being translated, which tests register
+    /// `r` and jumps to `target` when it is `when` (non-zero), into the op
+    /// just emitted when that is a one-mask test ([`Known::KING`],
+    /// [`Known::PAT`]) writing `r` in this straight-line stretch: the test
+    /// becomes an [`Op::TestJ`], followed by the branch's `Word`. The
+    /// test keeps its own code offset (where a fuel shortage of its charge
+    /// traps), the `Word` the branch's.
+    fn fuse_test(&mut self, r: Reg, when: bool, target: u32, back: u64) -> bool {
+        let len = self.out.code.len();
+        if len <= self.barrier {
+            return false;
+        }
+        let Some(&Op::Intr { base, aux }) = self.out.code.last() else {
+            return false;
+        };
+        if base != r || !matches!(self.out.aux[aux as usize].inc, Known::KING | Known::PAT) {
+            return false;
+        }
+        let origin = self.out.origin[len - 1];
+        self.unemit();
+        self.out.aux[aux as usize].when = when;
+        let branch = self.offset;
+        self.offset = origin;
+        self.branch_at(Op::TestJ { aux }, branch, target, back);
+        self.offset = branch;
+        true
+    }
+
     /// [`Emit::branch_at`] of the instruction being translated.
     fn branch(&mut self, op: Op, target: u32, back: u64) {
         self.branch_at(op, self.offset, target, back);
@@ -336,6 +364,7 @@ impl Emit<'_> {
             fuel: 0,
             store: [0; 3],
             pattern: 0,
+            when: false,
         });
         self.out.aux.len() as u32 - 1
     }
@@ -711,6 +740,7 @@ fn fuse_scans(out: &mut Translation, start: usize) {
             fuel: flags | bound_k,
             store: [0; 3],
             pattern: 0,
+            when: false,
         });
         out.code[p] = Op::IncScan {
             r,
@@ -1213,18 +1243,48 @@ fn instruction(
         | Opcode::Gt
         | Opcode::Ge => {
             let opcode = i.instr.opcode;
-            if matches!(opcode, Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor) && next.fast {
-                if let Some(&Val::Const(k)) = e.vals.last() {
-                    e.vals.pop();
-                    let a = e.pop();
+            // A commutative op with a constant operand, on either side (a
+            // constant on the left is the usual `k * (a - b)`): one op with
+            // the constant in it.
+            if next.fast {
+                let n = e.vals.len();
+                let (k, left) = match (e.vals[n - 2], e.vals[n - 1]) {
+                    (_, Val::Const(k)) => (Some(k), false),
+                    (Val::Const(k), _) => (Some(k), true),
+                    _ => (None, false),
+                };
+                let fits = |k: i32| match opcode {
+                    Opcode::Add => i16::try_from(k).is_ok(),
+                    Opcode::Mul | Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor => true,
+                    _ => false,
+                };
+                if let Some(k) = k.filter(|&k| fits(k)) {
+                    let a = if left {
+                        let a = e.pop();
+                        e.vals.pop();
+                        a
+                    } else {
+                        e.vals.pop();
+                        e.pop()
+                    };
                     let d = Dest::new(e, next);
                     let dst = d.reg;
-                    e.op(match opcode {
-                        Opcode::BitAnd => Op::AndK { dst, a },
-                        Opcode::BitOr => Op::OrK { dst, a },
-                        _ => Op::XorK { dst, a },
-                    });
-                    e.op(Op::Imm { k });
+                    match opcode {
+                        Opcode::Add => e.op(Op::AddIM {
+                            dst,
+                            src: a,
+                            k: k as i16,
+                        }),
+                        _ => {
+                            e.op(match opcode {
+                                Opcode::Mul => Op::MulK { dst, a },
+                                Opcode::BitAnd => Op::AndK { dst, a },
+                                Opcode::BitOr => Op::OrK { dst, a },
+                                _ => Op::XorK { dst, a },
+                            });
+                            e.op(Op::Imm { k });
+                        }
+                    }
                     return d.finish(e, next);
                 }
             }
@@ -1368,7 +1428,12 @@ fn instruction(
         }
         Opcode::Jz | Opcode::Jnz => {
             let r = e.pop();
+            let emitted = e.out.code.len();
             e.flush();
+            let when = i.instr.opcode == Opcode::Jnz;
+            if e.out.code.len() == emitted && e.fuse_test(r, when, ops[0], back(ops[0])) {
+                return 0;
+            }
             let op = if i.instr.opcode == Opcode::Jz {
                 Op::Jz { r, target: ops[0] }
             } else {
