@@ -1066,8 +1066,10 @@ fn commutative_ops_with_a_constant_on_either_side() {
     // `k * (a - b)` pushes its constant first; the fast form folds it into
     // one op whichever side it is on, for `mul`, `add` (a 16-bit constant;
     // a wider one keeps two ops) and the bit operations; `sub` is not
-    // commutative and keeps its operand order. Results go to a slot (the
-    // `stl` after) or stay on the stack; products and sums wrap.
+    // commutative and keeps its operand order. A difference only the `mul`
+    // reads is computed in the same op (not when a frame slot keeps it, or
+    // when a jump lands between the two, as in `g`). Results go to a slot (the `stl`
+    // after) or stay on the stack; products and sums wrap.
     let r = agree(
         ".func f params 2 lists 0 locals 1 stack 4 value
 .slots a b t
@@ -1110,13 +1112,59 @@ fn commutative_ops_with_a_constant_on_either_side() {
     push 2
     mul
     add
+    ldl a
+    ldl b
+    sub
+    push 5
+    mul
+    add
+    ldl a
+    ldl b
+    sub
+    tee t
+    push 3
+    mul
+    add
+    ldl t
+    add
+    push 6
+    ldl b
+    ldl a
+    sub
+    jmp Lm
+Lm:
+    mul
+    add
     retv
+.end
+.func g params 2 lists 0 locals 0 stack 3 value
+.slots a b
+    ldl a
+    jz Lz
+    ldl a
+    ldl b
+    sub
+Lk:
+    push 6
+    mul
+    retv
+Lz:
+    push 100
+    jmp Lk
 .end
 .func main params 0 lists 0 locals 1 stack 4 value
 .slots acc
     push 7
     push 2
+    call g
+    push 0
+    push 5
+    call g
+    add
+    push 7
+    push 2
     call f
+    add
     push -2147483648
     push 1
     call f
@@ -1138,9 +1186,21 @@ fn commutative_ops_with_a_constant_on_either_side() {
         v ^= 4096 | b;
         let w = (65535 ^ a).wrapping_sub(1000i32.wrapping_sub(b));
         v = v.wrapping_add(w);
-        v.wrapping_add(65537i32.wrapping_mul(a).wrapping_mul(2))
+        v = v.wrapping_add(65537i32.wrapping_mul(a).wrapping_mul(2));
+        v = v.wrapping_add(a.wrapping_sub(b).wrapping_mul(5));
+        let t = a.wrapping_sub(b);
+        v = v.wrapping_add(t.wrapping_mul(3)).wrapping_add(t);
+        v.wrapping_add(6i32.wrapping_mul(b.wrapping_sub(a)))
     };
-    let want = f(7, 2)
+    let g = |a: i32, b: i32| {
+        if a == 0 {
+            600
+        } else {
+            a.wrapping_sub(b).wrapping_mul(6)
+        }
+    };
+    let want = (g(7, 2) + g(0, 5))
+        .wrapping_add(f(7, 2))
         .wrapping_add(f(i32::MIN, 1))
         .wrapping_add(f(123456789, -987654321));
     assert!(

@@ -1456,6 +1456,10 @@ impl<'p> Interpreter<'p> {
                 Op::JLeI { a, k } => cmp_jump!(r!(a) <= k),
                 Op::JGtI { a, k } => cmp_jump!(r!(a) > k),
                 Op::JGeI { a, k } => cmp_jump!(r!(a) >= k),
+                Op::SubMulK { dst, a, b } => {
+                    let d = r!(a).wrapping_sub(r!(b));
+                    set!(dst, d.wrapping_mul(imm!()));
+                }
                 Op::MulK { dst, a } => set!(dst, r!(a).wrapping_mul(imm!())),
                 Op::AndK { dst, a } => set!(dst, r!(a) & imm!()),
                 Op::OrK { dst, a } => set!(dst, r!(a) | imm!()),

@@ -247,6 +247,14 @@ pub(super) enum Op {
         dst: Reg,
         a: Reg,
     },
+    /// `dst <- (a - b) * k` for a constant `k`, which is in the [`Op::Imm`]
+    /// that follows: a weighted difference (`4 * (x - y)`), the usual term
+    /// of evaluation code.
+    SubMulK {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `dst <- a * k`, `a & k`, `a | k`, `a ^ k` for a constant operand
     /// `k`, which is in the [`Op::Imm`] that follows.
     MulK {

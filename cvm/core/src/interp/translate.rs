@@ -1259,6 +1259,8 @@ fn instruction(
                     _ => false,
                 };
                 if let Some(k) = k.filter(|&k| fits(k)) {
+                    // The other operand only this op reads (a stack slot).
+                    let temp = e.vals[if left { n - 1 } else { n - 2 }] == Val::Slot;
                     let a = if left {
                         let a = e.pop();
                         e.vals.pop();
@@ -1267,14 +1269,34 @@ fn instruction(
                         e.vals.pop();
                         e.pop()
                     };
+                    let emitted = e.out.code.len();
                     let d = Dest::new(e, next);
                     let dst = d.reg;
-                    match opcode {
-                        Opcode::Add => e.op(Op::AddIM {
+                    // `k * (x - y)` with the difference just computed into
+                    // that slot: one op.
+                    let difference = match e.out.code.last() {
+                        Some(&Op::Sub { dst: t, a: x, b: y })
+                            if opcode == Opcode::Mul
+                                && temp
+                                && t == a
+                                && emitted == e.out.code.len()
+                                && emitted > e.barrier =>
+                        {
+                            Some((x, y))
+                        }
+                        _ => None,
+                    };
+                    match (opcode, difference) {
+                        (Opcode::Add, _) => e.op(Op::AddIM {
                             dst,
                             src: a,
                             k: k as i16,
                         }),
+                        (_, Some((a, b))) => {
+                            e.unemit();
+                            e.op(Op::SubMulK { dst, a, b });
+                            e.op(Op::Imm { k });
+                        }
                         _ => {
                             e.op(match opcode {
                                 Opcode::Mul => Op::MulK { dst, a },
