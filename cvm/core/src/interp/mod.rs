@@ -318,6 +318,11 @@ pub struct Interpreter<'p> {
     /// call passing lists to a program that writes through list
     /// references): the next reset copies everything back.
     reset_in_full: bool,
+    /// How the last run that ended in an error ended: the error's kind
+    /// and the index of the failing op (the dispatch loop returns only
+    /// whether a run completed, so that a completed run's value comes back
+    /// in registers).
+    trap: Option<(TrapKind, usize)>,
 }
 
 impl<'p> Interpreter<'p> {
@@ -341,6 +346,7 @@ impl<'p> Interpreter<'p> {
             memory_touched: false,
             parked: None,
             reset_in_full: false,
+            trap: None,
         }
     }
 
@@ -526,24 +532,38 @@ impl<'p> Interpreter<'p> {
             (true, Some(plain)) => plain.funcs[func as usize].entry,
             _ => meta.entry,
         };
-        let result = self.execute(entry as usize, fuel, host, output, hook);
+        let done = self.execute(entry as usize, fuel, host, output, hook);
         self.fuel_used += limit - fuel;
-        result.map_err(|(kind, pc)| {
-            let origin = match (P::ENABLED, &self.plain) {
-                (true, Some(plain)) => &plain.origin,
-                _ => &self.fast.origin,
-            };
-            let offset = if pc == HOOK_TRAP {
-                self.hook_offset
-            } else {
-                origin[pc]
-            };
-            RuntimeError::new(kind, offset, module)
-        })
+        match done {
+            Some(done) => Ok(done),
+            None => Err(self.trap_error(P::ENABLED)),
+        }
     }
 
-    /// The dispatch loop. On error returns the kind and the index of the
-    /// failing op.
+    /// The error of the run that just trapped, with the code offset of the
+    /// failing op in the form that ran (the plain one for a profiled run).
+    #[cold]
+    #[inline(never)]
+    fn trap_error(&mut self, profiled: bool) -> RuntimeError {
+        let (kind, pc) = self
+            .trap
+            .take()
+            .expect("a run that returns no completion records its error");
+        let origin = match (profiled, &self.plain) {
+            (true, Some(plain)) => &plain.origin,
+            _ => &self.fast.origin,
+        };
+        let offset = if pc == HOOK_TRAP {
+            self.hook_offset
+        } else {
+            origin[pc]
+        };
+        RuntimeError::new(kind, offset, self.program.module())
+    }
+
+    /// The dispatch loop. Returns how the run completed, or `None` with
+    /// the error's kind and the index of the failing op in
+    /// [`Interpreter::trap`].
     #[inline(never)]
     fn execute<P: Hook>(
         &mut self,
@@ -552,7 +572,7 @@ impl<'p> Interpreter<'p> {
         host: &mut dyn Host,
         output: &mut dyn Output,
         profiler: &mut P,
-    ) -> Result<Completion, (TrapKind, usize)> {
+    ) -> Option<Completion> {
         let t: &Translation = match (P::ENABLED, &self.plain) {
             (true, Some(plain)) => plain,
             _ => &self.fast,
@@ -1676,7 +1696,13 @@ impl<'p> Interpreter<'p> {
         };
         self.fuel_used = fuel_limit - fuel;
         self.hook_offset = hook_offset;
-        result
+        match result {
+            Ok(done) => Some(done),
+            Err(trap) => {
+                self.trap = Some(trap);
+                None
+            }
+        }
     }
 }
 
