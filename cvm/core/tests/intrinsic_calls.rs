@@ -211,6 +211,20 @@ fn boards() -> impl Strategy<Value = BoardView> {
     prop_oneof![known, random]
 }
 
+/// The pattern intrinsics with a folded form (`pat.all`/`pat.any`).
+const FOLDED_PATTERNS: [&str; 10] = [
+    "PcOnSqrs",
+    "orPcOnSqrs",
+    "DblPwns",
+    "orDblPwns",
+    "Passed",
+    "orPassed",
+    "Control",
+    "orControl",
+    "ExchngCtrl",
+    "orExchngCtrl",
+];
+
 /// Scalar arguments: colours, pieces, wildcards and invalid values.
 fn scalar() -> impl Strategy<Value = i32> {
     prop_oneof![
@@ -269,10 +283,7 @@ proptest! {
     #[test]
     fn folded_patterns_agree_with_the_plain_form(
         board in boards(),
-        name in prop::sample::select(vec![
-            "PcOnSqrs", "orPcOnSqrs", "DblPwns", "orDblPwns", "Passed", "orPassed",
-            "Control", "orControl", "ExchngCtrl", "orExchngCtrl",
-        ]),
+        name in prop::sample::select(FOLDED_PATTERNS.to_vec()),
         any in any::<bool>(),
         mask in prop_oneof![any::<u64>(), (0..64u32).prop_map(|s| 1u64 << s), Just(0u64)],
         arg in scalar(),
@@ -284,10 +295,7 @@ proptest! {
     #[test]
     fn patterns_on_constant_lists_agree_with_the_plain_form(
         board in boards(),
-        name in prop::sample::select(vec![
-            "PcOnSqrs", "orPcOnSqrs", "DblPwns", "orDblPwns", "Passed", "orPassed",
-            "Control", "orControl", "ExchngCtrl", "orExchngCtrl",
-        ]),
+        name in prop::sample::select(FOLDED_PATTERNS.to_vec()),
         arg in scalar(),
         second in scalar(),
         // Concrete squares, wildcard squares (files, ranks, `??`) and
@@ -670,16 +678,8 @@ fn tests() -> impl Strategy<Value = Test> {
         ),
     )
         .prop_map(|(n, c, s)| Test::King(n, c, s));
-    let names = vec![
-        "PcOnSqrs",
-        "orPcOnSqrs",
-        "Passed",
-        "orPassed",
-        "Control",
-        "orControl",
-    ];
     let pattern = (
-        prop::sample::select(names.clone()),
+        prop::sample::select(FOLDED_PATTERNS.to_vec()),
         scalar(),
         prop::collection::vec(
             prop_oneof![4 => 0..64i32, 1 => 64..81i32, 1 => Just(-5)],
@@ -688,7 +688,7 @@ fn tests() -> impl Strategy<Value = Test> {
     )
         .prop_map(|(n, a, s)| Test::Pattern(n, a, s));
     let folded = (
-        prop::sample::select(names),
+        prop::sample::select(FOLDED_PATTERNS.to_vec()),
         any::<bool>(),
         prop_oneof![any::<u64>(), (0..64u32).prop_map(|s| 1u64 << s)],
         scalar(),

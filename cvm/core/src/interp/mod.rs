@@ -46,7 +46,6 @@ use crate::verify::Program;
 use crate::vm::{Backend, Vm};
 use cvm_chess::advice_table::AdviceTable;
 use cvm_chess::board::{kind, BoardView};
-use cvm_chess::pattern::Mode;
 use op::{Aux, Frame, FuncMeta, Ix, Ix3, Known, Op, Reg, Scan};
 use translate::{translate, Form, Head, Translation};
 
@@ -142,12 +141,7 @@ pub(super) const GET_PASSED: u32 = INTRINSICS.len() as u32 + 1;
 #[inline(always)]
 fn folded_pattern(board: &BoardView, k: &Aux) -> bool {
     let mask = u64::from(k.b) | u64::from(k.target) << 32;
-    let mode = if k.pattern >> 31 == 0 {
-        Mode::All
-    } else {
-        Mode::Any
-    };
-    let id = (k.pattern & 0x7FFF_FFFF) as usize;
+    let (id, mode) = op::pattern_of(k.pattern);
     INTRINSICS
         .get(id)
         .and_then(|i| i.fold)
@@ -1449,12 +1443,7 @@ impl<'p> Interpreter<'p> {
                         target,
                         ..
                     } = aux!(x);
-                    let id = (target & 0x7FFF_FFFF) as usize;
-                    let mode = if target >> 31 == 0 {
-                        Mode::All
-                    } else {
-                        Mode::Any
-                    };
+                    let (id, mode) = op::pattern_of(target);
                     let mask = u64::from(lo) | u64::from(hi) << 32;
                     let cost = crate::intrinsics::cost_folded(id as u32, r!(base), mask);
                     charge!(pc!() - 1, cost);

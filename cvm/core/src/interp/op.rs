@@ -723,3 +723,14 @@ impl Known {
 pub(super) fn pattern_word(id: u32, any: bool) -> u32 {
     id | u32::from(any) << 31
 }
+
+/// The intrinsic and the mode a [`pattern_word`] names.
+#[inline(always)]
+pub(super) fn pattern_of(word: u32) -> (usize, cvm_chess::pattern::Mode) {
+    let mode = if word >> 31 == 0 {
+        cvm_chess::pattern::Mode::All
+    } else {
+        cvm_chess::pattern::Mode::Any
+    };
+    ((word & 0x7FFF_FFFF) as usize, mode)
+}
