@@ -1546,59 +1546,6 @@ impl<'p> Interpreter<'p> {
                 Op::Intr { base, aux: x } => {
                     let k = aux!(x);
                     match k.inc {
-                        Known::GET => {
-                            charge!(pc!() - 1, u64::from(k.fuel));
-                            let board = board!();
-                            let set = match k.target {
-                                GET_KNIGHTS => cvm_chess::attacks::knights(
-                                    cvm_chess::sets::pieces_of(board, k.a as u8, 1 << kind::KNIGHT),
-                                ),
-                                GET_PASSED => {
-                                    cvm_chess::pattern::passed_pawns_of(board, k.a as usize & 1)
-                                }
-                                t => INTRINSICS
-                                    .get(t as usize)
-                                    .and_then(|i| i.squares)
-                                    .map_or(0, |f| f(board, k.a as i32)),
-                            };
-                            // SAFETY: `k.b` is the verified operand of an `lref`.
-                            let s = unsafe { *lists.add(k.b as usize) };
-                            // The squares and the end marker must fit, or
-                            // nothing is written (as the intrinsic checks).
-                            // A list of more than 64 slots holds any set; a
-                            // shorter one has its squares counted up to its
-                            // slots first.
-                            if s.slots <= 64 {
-                                let (mut rest, mut n) = (set, 0);
-                                while rest != 0 && n < s.slots {
-                                    rest &= rest - 1;
-                                    n += 1;
-                                }
-                                if n >= s.slots {
-                                    break 'run Err((
-                                        TrapKind::ListOverflow {
-                                            needed: set.count_ones(),
-                                            capacity: s.slots.saturating_sub(1),
-                                        },
-                                        pc!() - 1,
-                                    ));
-                                }
-                            }
-                            let first = s.base as usize;
-                            let mut at = first;
-                            let mut rest = set;
-                            while rest != 0 {
-                                // SAFETY: `at` < base + n < base + slots,
-                                // n the set's squares (below the slots, as
-                                // checked or as a set has at most 64).
-                                heap!(at) = rest.trailing_zeros() as i32;
-                                rest &= rest - 1;
-                                at += 1;
-                            }
-                            // SAFETY: `at` = base + n < base + slots.
-                            heap!(at) = LIST_END;
-                            set!(base, (at - first) as i32);
-                        }
                         Known::KING => {
                             charge!(pc!() - 1, u64::from(k.fuel));
                             let board = board!();
@@ -1653,6 +1600,60 @@ impl<'p> Interpreter<'p> {
                             }
                         }
                     }
+                }
+                Op::Get { base, aux: x } => {
+                    let k = aux!(x);
+                    charge!(pc!() - 1, u64::from(k.fuel));
+                    let board = board!();
+                    let set = match k.target {
+                        GET_KNIGHTS => cvm_chess::attacks::knights(cvm_chess::sets::pieces_of(
+                            board,
+                            k.a as u8,
+                            1 << kind::KNIGHT,
+                        )),
+                        GET_PASSED => cvm_chess::pattern::passed_pawns_of(board, k.a as usize & 1),
+                        t => INTRINSICS
+                            .get(t as usize)
+                            .and_then(|i| i.squares)
+                            .map_or(0, |f| f(board, k.a as i32)),
+                    };
+                    // SAFETY: `k.b` is the verified operand of an `lref`.
+                    let s = unsafe { *lists.add(k.b as usize) };
+                    // The squares and the end marker must fit, or
+                    // nothing is written (as the intrinsic checks).
+                    // A list of more than 64 slots holds any set; a
+                    // shorter one has its squares counted up to its
+                    // slots first.
+                    if s.slots <= 64 {
+                        let (mut rest, mut n) = (set, 0);
+                        while rest != 0 && n < s.slots {
+                            rest &= rest - 1;
+                            n += 1;
+                        }
+                        if n >= s.slots {
+                            break 'run Err((
+                                TrapKind::ListOverflow {
+                                    needed: set.count_ones(),
+                                    capacity: s.slots.saturating_sub(1),
+                                },
+                                pc!() - 1,
+                            ));
+                        }
+                    }
+                    let first = s.base as usize;
+                    let mut at = first;
+                    let mut rest = set;
+                    while rest != 0 {
+                        // SAFETY: `at` < base + n < base + slots,
+                        // n the set's squares (below the slots, as
+                        // checked or as a set has at most 64).
+                        heap!(at) = rest.trailing_zeros() as i32;
+                        rest &= rest - 1;
+                        at += 1;
+                    }
+                    // SAFETY: `at` = base + n < base + slots.
+                    heap!(at) = LIST_END;
+                    set!(base, (at - first) as i32);
                 }
                 Op::TestJ { aux: x } => {
                     let k = aux!(x);

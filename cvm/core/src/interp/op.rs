@@ -528,6 +528,13 @@ pub(super) enum Op {
         base: Reg,
         aux: u32,
     },
+    /// A [`Known::GET`] form of [`Op::Intr`], in an op of its own (the
+    /// hottest form of an advice hook skips the dispatch on the form): the
+    /// squares of one set written into a list, their number into `base`.
+    Get {
+        base: Reg,
+        aux: u32,
+    },
     /// A one-mask test (a [`Known::KING`] or [`Known::PAT`] form of
     /// [`Op::Intr`], the form in its [`Aux`]) fused with the `jz` or `jnz`
     /// that reads its result: writes no result and jumps, as a

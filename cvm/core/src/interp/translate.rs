@@ -1664,7 +1664,11 @@ fn folded_call(e: &mut Emit<'_>, form: u32, cost: u32, operands: [u32; 3]) -> u3
     e.unemit();
     let base = e.slot(n - 2);
     let aux = e.known(form, cost, operands);
-    e.op(Op::Intr { base, aux });
+    e.op(if form == Known::GET {
+        Op::Get { base, aux }
+    } else {
+        Op::Intr { base, aux }
+    });
     e.vals.truncate(n - 2);
     e.push_slot();
     aux
