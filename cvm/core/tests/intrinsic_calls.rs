@@ -767,3 +767,127 @@ fn tests_fused_with_their_branch_give_the_documented_answers() {
         }
     }
 }
+
+/// A host whose service 1 moves it to its next board (the only way the
+/// board changes in the middle of a run).
+struct MovingHost {
+    boards: Vec<BoardView>,
+    at: usize,
+}
+
+impl Host for MovingHost {
+    fn board(&self) -> Option<&BoardView> {
+        self.boards.get(self.at)
+    }
+
+    fn extension(&mut self, service: i32, _args: [i32; 3]) -> Result<i32, cvm::TrapKind> {
+        if service == 1 {
+            self.at = (self.at + 1) % self.boards.len();
+        }
+        Ok(0)
+    }
+}
+
+#[test]
+fn tests_and_get_forms_see_the_board_a_host_service_moved_to() {
+    // White king on g1 (inside `kkside`) and one white knight, then the
+    // king on b1 and two knights.
+    let boards = [
+        "6k1/8/8/8/8/8/8/1N4K1 w - - 0 1",
+        "6k1/8/8/8/8/8/8/NKN5 w - - 0 1",
+    ]
+    .map(|f| BoardView::from_fen(f).expect("fen"));
+    let white = lit::WHITE;
+    let knights = piece("wN");
+    let kkside = side("kkside");
+    // A fused test, a one-mask test kept as a value, and a `Get` form, each
+    // before and after the service; the first reads of the board come only
+    // after a first service in `moved_first`.
+    let reads = |label: &str| {
+        format!(
+            "    push {white}
+    lref sides
+    intr KingPos
+    jz {label}
+    ldl r
+    push 1
+    add
+    stl r
+{label}:
+    push {white}
+    lref sides
+    intr KingPos
+    push 10
+    mul
+    ldl r
+    add
+    stl r
+    push {knights}
+    lref sq
+    intr GetControl
+    push 100
+    mul
+    ldl r
+    add
+    stl r
+"
+        )
+    };
+    let service = "    push 1
+    push 0
+    push 0
+    push 0
+    intr HostCall
+    pop
+";
+    let source = |moved_first: bool| {
+        let first = if moved_first { service } else { "" };
+        format!(
+            ".list sides 2 = {kkside} -1
+.list sq 65
+.func main params 0 lists 0 locals 2 stack 4 value
+.slots r s
+{first}{}    ldl r
+    stl s
+    push 0
+    stl r
+{service}{}    ldl s
+    push 1000
+    mul
+    ldl r
+    add
+    retv
+.end
+",
+            reads("La"),
+            reads("Lb")
+        )
+    };
+    for (moved_first, want) in [
+        // First board: 1 + 10 + 100 * 3 (a knight on b1 controls a3 c3 d2);
+        // second: 0 + 0 + 100 * 5 (knights on a1 and c1: b3 c2, a2 b3 d3 e2).
+        (false, 311 * 1000 + 500),
+        (true, 500 * 1000 + 311),
+    ] {
+        let src = source(moved_first);
+        let module = asm::assemble(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let program = Program::new(module).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let runs: Vec<String> = [false, true]
+            .iter()
+            .map(|&profiled| {
+                let mut vm = Interpreter::new(&program);
+                let mut host = MovingHost {
+                    boards: boards.to_vec(),
+                    at: 0,
+                };
+                support::account(&mut vm, &mut host, profiled)
+            })
+            .collect();
+        assert_eq!(runs[0], runs[1], "{src}");
+        assert!(
+            runs[0].starts_with(&format!("Returned(Some({want}))")),
+            "moved first {moved_first}: {}",
+            runs[0]
+        );
+    }
+}

@@ -110,11 +110,6 @@ struct Cold {
     reserve: u64,
     /// The fuel between two offers (`u64::MAX`: no offers).
     every: u64,
-    /// The host's board view, taken at the first intrinsic that reads the
-    /// board and dropped (null) whenever the host is lent out mutably (an
-    /// intrinsic called through its generic path, a call or back-edge
-    /// hook), after which a host service may show another one.
-    board: *const BoardView,
 }
 
 impl Cold {
@@ -124,6 +119,13 @@ impl Cold {
         self.reserve = fuel.saturating_sub(self.every);
         fuel - self.reserve
     }
+}
+
+/// The board view `host` shows, or the empty board when it has none: what
+/// the pattern intrinsics read.
+#[inline]
+fn board_of(host: &dyn Host) -> *const BoardView {
+    host.board().unwrap_or(&BoardView::EMPTY)
 }
 
 /// The `target` of a [`Known::GET`] op for `GetControl` of knights alone,
@@ -620,8 +622,12 @@ impl<'p> Interpreter<'p> {
             regs_base,
             reserve: 0,
             every: u64::MAX,
-            board: std::ptr::null(),
         };
+        // The host's board view, taken now and again whenever the host was
+        // lent out mutably (an intrinsic called through its generic path, a
+        // call or back-edge hook), after which a host service may show
+        // another one.
+        let mut board_ptr: *const BoardView = board_of(host);
         let cold: &mut Cold = std::hint::black_box(&mut cold_state);
         if P::BACK_EDGES {
             if let Some(every) = profiler.interval() {
@@ -631,17 +637,14 @@ impl<'p> Interpreter<'p> {
         }
 
         let result = 'run: loop {
-            // The board view the pattern intrinsics read (see `Cold::board`).
+            // The board view the pattern intrinsics read (see `board_ptr`).
             macro_rules! board {
                 () => {{
-                    if cold.board.is_null() {
-                        cold.board = host.board().unwrap_or(&BoardView::EMPTY);
-                    }
                     // SAFETY: the pointer came from `host.board()` (or is
-                    // the static empty view) and is dropped before the host
-                    // is next borrowed mutably; shared borrows of the host
+                    // the static empty view) and is taken again after every
+                    // mutable borrow of the host; shared borrows of the host
                     // in between leave the view where it is.
-                    unsafe { &*cold.board }
+                    unsafe { &*board_ptr }
                 }};
             }
             macro_rules! r {
@@ -714,7 +717,6 @@ impl<'p> Interpreter<'p> {
                     ip = $to;
                     if P::BACK_EDGES {
                         merge!();
-                        cold.board = std::ptr::null();
                         let offered = offer_back_edge(
                             profiler,
                             t,
@@ -730,6 +732,7 @@ impl<'p> Interpreter<'p> {
                         );
                         lists = memory.lists.as_ptr();
                         heap = memory.heap.as_mut_ptr();
+                        board_ptr = board_of(host);
                         match offered {
                             None => split!(),
                             Some((Handled::Returned { value, fuel_left }, open)) => {
@@ -1056,10 +1059,10 @@ impl<'p> Interpreter<'p> {
                             host: &mut *host,
                             output: &mut *output,
                         };
-                        cold.board = std::ptr::null();
                         let handled = profiler.call(site);
                         lists = memory.lists.as_ptr();
                         heap = memory.heap.as_mut_ptr();
+                        board_ptr = board_of(host);
                         match handled {
                             None => split!(),
                             Some(Handled::Returned { value, fuel_left }) => {
@@ -1577,7 +1580,6 @@ impl<'p> Interpreter<'p> {
                                 advice,
                             };
                             merge!();
-                            cold.board = std::ptr::null();
                             let done = if form == Known::CALL {
                                 crate::intrinsics::invoke_paid(id, &mut ctx, &args[..n], fuel)
                             } else {
@@ -1585,6 +1587,7 @@ impl<'p> Interpreter<'p> {
                             };
                             lists = memory.lists.as_ptr();
                             heap = memory.heap.as_mut_ptr();
+                            board_ptr = board_of(host);
                             match done {
                                 Ok((v, left)) => {
                                     fuel = left;
