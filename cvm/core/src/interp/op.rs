@@ -698,7 +698,9 @@ pub(super) struct Frame {
     pub base: u32,
 }
 
-/// The forms of an [`Op::Intr`], in its [`Aux::inc`].
+/// The forms of an [`Op::Intr`], in its [`Aux::inc`] (a [`Known::GET`] runs as an
+/// [`Op::Get`], a [`Known::KING`] or [`Known::PAT`] test fused with its branch as an
+/// [`Op::TestJ`]).
 pub(super) struct Known;
 
 impl Known {
