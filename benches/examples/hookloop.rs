@@ -5,7 +5,7 @@
 //! measures the same with its other rows and reports).
 //!
 //! ```text
-//! cargo run --release -p che-benches --example hookloop -- [--main] BACKEND [PASSES] [PROGRAM]
+//! cargo run --release -p che-benches --example hookloop -- [--main] [--one INDEX] BACKEND [PASSES] [PROGRAM]
 //! ```
 //!
 //! `BACKEND` is `interp`, `jit`, `auto` or `native` (the bundled
@@ -13,9 +13,13 @@
 //! the 240 positions are timed; `PROGRAM` is a Che++ file with an
 //! `Evaluate()` (default: the bundled program). With `--main` the loop
 //! runs `main()` (`Session::run_root`: reset, board view, the run, its
-//! printed lines) instead. On the JIT the loop starts once Cranelift's code
-//! has replaced the baseline code. Prints the sum of the values (with
-//! `--main`: of the printed lines) and the nanoseconds a call.
+//! printed lines) instead. With `--one INDEX` every call is made on oracle
+//! position `INDEX` (0..239), 240 times a pass, so that the branches that
+//! follow the position are predicted as well as they can be: the time
+//! against the 240 positions is what the mispredicted ones cost. On the
+//! JIT the loop starts once Cranelift's code has replaced the baseline
+//! code. Prints the sum of the values (with `--main`: of the printed lines)
+//! and the nanoseconds a call.
 
 use che_engine::advisor::{Backend, ProgramSource};
 use che_engine::host::AdviceHost;
@@ -34,9 +38,19 @@ fn main() {
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1).peekable();
     let main = args.next_if(|a| a == "--main").is_some();
+    let one = match args.next_if(|a| a == "--one") {
+        Some(_) => {
+            let n = args.next().ok_or("--one needs a position index")?;
+            Some(
+                n.parse::<usize>()
+                    .map_err(|e| format!("--one {n:?}: {e}"))?,
+            )
+        }
+        None => None,
+    };
     let backend = args
         .next()
-        .ok_or("usage: hookloop [--main] BACKEND [PASSES] [PROGRAM]")?;
+        .ok_or("usage: hookloop [--main] [--one INDEX] BACKEND [PASSES] [PROGRAM]")?;
     let passes: usize = match args.next() {
         Some(n) => n.parse().map_err(|e| format!("passes {n:?}: {e}"))?,
         None => 4000,
@@ -44,7 +58,14 @@ fn run() -> Result<(), String> {
     let source = args
         .next()
         .map_or(ProgramSource::ShannyEval, |p| ProgramSource::File(p.into()));
-    let positions = che_benches::oracle_positions();
+    let mut positions = che_benches::oracle_positions();
+    if let Some(i) = one {
+        let pos = positions
+            .get(i)
+            .cloned()
+            .ok_or_else(|| format!("--one {i}: there are {} positions", positions.len()))?;
+        positions = vec![pos; positions.len()];
+    }
     let mut host = AdviceHost::new(&Position::startpos());
     let (sum, elapsed) = if backend == "native" {
         let mut twin = che_benches::lab::twin::ShannyTwin::default();
