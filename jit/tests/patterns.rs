@@ -10,6 +10,7 @@ use common::{random_board, Rng};
 use cvm::Vm;
 use cvm::{asm, CollectOutput, Host, Interpreter, Program};
 use cvm_chess::board::BoardView;
+use cvm_testkit::hosts::MovingHost;
 use jit::JitProgram;
 
 struct BoardHost(BoardView);
@@ -272,26 +273,6 @@ fn get_forms_agree_with_the_intrinsics() {
     }
 }
 
-/// A host whose service 1 moves it to its next board: the position a
-/// program sees changes in the middle of a run, through `HostCall` only.
-struct MovingHost {
-    boards: Vec<BoardView>,
-    at: usize,
-}
-
-impl Host for MovingHost {
-    fn board(&self) -> Option<&BoardView> {
-        self.boards.get(self.at)
-    }
-
-    fn extension(&mut self, service: i32, _args: [i32; 3]) -> Result<i32, cvm::TrapKind> {
-        if service == 1 {
-            self.at = (self.at + 1) % self.boards.len();
-        }
-        Ok(0)
-    }
-}
-
 /// Runs `main()` of Che++ program `src` on the interpreter and on Cranelift's
 /// code, 50 times, each with a host that moves between `boards` random
 /// boards at every host service (`HostCall(1, ...)`); the results and the
@@ -304,13 +285,10 @@ fn agrees_on_a_moving_host(name: &str, src: &str, boards: usize, seed: u64) {
     for _ in 0..50 {
         let boards: Vec<BoardView> = (0..boards).map(|_| random_board(&mut rng)).collect();
         let mut interp = Interpreter::new(&program);
-        let mut host = MovingHost {
-            boards: boards.clone(),
-            at: 0,
-        };
+        let mut host = MovingHost::new(boards.clone());
         let want = interp.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
         let mut vm = jit.instance();
-        let mut host = MovingHost { boards, at: 0 };
+        let mut host = MovingHost::new(boards);
         let got = vm.call_by_name("main", &[], &mut host, &mut CollectOutput::default());
         assert_eq!(got, want);
         assert!(vm.ran_compiled());

@@ -14,6 +14,7 @@ mod support;
 use cvm::{asm, Host, Interpreter, Limits, Program, Vm};
 use cvm_chess::board::BoardView;
 use cvm_chess::lit;
+use cvm_testkit::hosts::MovingHost;
 use proptest::prelude::*;
 
 struct BoardHost(BoardView);
@@ -768,26 +769,6 @@ fn tests_fused_with_their_branch_give_the_documented_answers() {
     }
 }
 
-/// A host whose service 1 moves it to its next board (the only way the
-/// board changes in the middle of a run).
-struct MovingHost {
-    boards: Vec<BoardView>,
-    at: usize,
-}
-
-impl Host for MovingHost {
-    fn board(&self) -> Option<&BoardView> {
-        self.boards.get(self.at)
-    }
-
-    fn extension(&mut self, service: i32, _args: [i32; 3]) -> Result<i32, cvm::TrapKind> {
-        if service == 1 {
-            self.at = (self.at + 1) % self.boards.len();
-        }
-        Ok(0)
-    }
-}
-
 #[test]
 fn tests_and_get_forms_see_the_board_a_host_service_moved_to() {
     // White king on g1 (inside `kkside`) and one white knight, then the
@@ -876,10 +857,7 @@ fn tests_and_get_forms_see_the_board_a_host_service_moved_to() {
             .iter()
             .map(|&profiled| {
                 let mut vm = Interpreter::new(&program);
-                let mut host = MovingHost {
-                    boards: boards.to_vec(),
-                    at: 0,
-                };
+                let mut host = MovingHost::new(boards.to_vec());
                 support::account(&mut vm, &mut host, profiled)
             })
             .collect();

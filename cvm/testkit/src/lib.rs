@@ -11,6 +11,7 @@
 //! | [`oracle`] | differential oracles: run a program on several backends and compare everything |
 //! | [`cheg_oracle`] | the differential oracle for CHEG programs (backends, optimizer under fuel) |
 //! | [`conformance`] | the backend-neutral conformance harness (`.asm` cases with `;!` expectations) |
+//! | [`hosts`] | hosts for tests of how a backend reads the host (a position that moves mid-run) |
 //! | [`profile`] | opcode, pair and triple execution counts, for choosing superinstructions |
 //!
 //! The generators take plain bytes (not `arbitrary::Unstructured`), so the
@@ -32,6 +33,7 @@ pub mod che3_programs;
 pub mod cheg_oracle;
 pub mod chepp_programs;
 pub mod conformance;
+pub mod hosts;
 pub mod oracle;
 pub mod profile;
 pub mod programs;
