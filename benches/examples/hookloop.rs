@@ -8,8 +8,10 @@
 //! cargo run --release -p che-benches --example hookloop -- [--main] [--one INDEX] BACKEND [PASSES] [PROGRAM]
 //! ```
 //!
-//! `BACKEND` is `interp`, `jit`, `auto` or `native` (the bundled
-//! program's twin); `PASSES` (default 4,000) passes over
+//! `BACKEND` is `interp`, `jit`, `auto`, `baseline` (the JIT's baseline
+//! code generator alone: the code the engine's JIT runs until Cranelift's
+//! arrives) or `native` (the bundled program's twin); `PASSES` (default
+//! 4,000) passes over
 //! the 240 positions are timed; `PROGRAM` is a Che++ file with an
 //! `Evaluate()` (default: the bundled program). With `--main` the loop
 //! runs `main()` (`Session::run_root`: reset, board view, the run, its
@@ -18,14 +20,17 @@
 //! follow the position are predicted as well as they can be: the time
 //! against the 240 positions is what the mispredicted ones cost. On the
 //! JIT the loop starts once Cranelift's code has replaced the baseline
-//! code. Prints the sum of the values (with `--main`: of the printed lines)
-//! and the nanoseconds a call.
+//! code, and the milliseconds from loading the program to that moment are
+//! printed to standard error. Prints the sum of the values (with `--main`:
+//! of the printed lines) and the nanoseconds a call.
 
-use che_engine::advisor::{Backend, ProgramSource};
+use che_engine::advisor::{Advisor, Backend, ProgramSource};
 use che_engine::host::AdviceHost;
 use che_engine::native::NativeHook;
 use che_engine::search::LeafHook;
+use chess_core::colour::Colour;
 use chess_core::Position;
+use cvm::{CollectOutput, NullOutput};
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -84,11 +89,63 @@ fn run() -> Result<(), String> {
             host: &mut host,
         };
         time(passes, &positions, |pos| hook.evaluate(pos))
+    } else if backend == "baseline" {
+        let advisor = Advisor::load(&source).map_err(|e| e.to_string())?;
+        let prepared =
+            jit::Prepared::baseline(advisor.program().clone()).map_err(|e| e.to_string())?;
+        let mut vm = prepared.instance();
+        host.set_position(&Position::startpos());
+        vm.run_entry(&mut host, &mut NullOutput)
+            .map_err(|e| e.to_string())?;
+        if main {
+            let mut out = CollectOutput::default();
+            let mut failed = None;
+            let timed = time(passes, &positions, |pos| {
+                // `Session::run_root`'s steps: reset, board view, the run.
+                vm.reset();
+                host.set_position(pos);
+                out.lines.clear();
+                match vm.run_entry(&mut host, &mut out) {
+                    Ok(_) => i32::try_from(out.lines.len()).ok(),
+                    Err(e) => {
+                        failed = Some(e.to_string());
+                        None
+                    }
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            timed
+        } else {
+            let hook = advisor
+                .program()
+                .module()
+                .function_index("Evaluate")
+                .ok_or("the program has no Evaluate()")?;
+            // `Session::call_hook`'s steps: board view, the call, the sign.
+            time(passes, &positions, |pos| {
+                host.set_position(pos);
+                let sign = match pos.side_to_move() {
+                    Colour::White => 1,
+                    Colour::Black => -1,
+                };
+                let done = vm.call(hook, &[], &mut host, &mut NullOutput).ok()?;
+                done.value().map(|v| v.saturating_mul(sign))
+            })
+        }
     } else {
         let backend: Backend = backend.parse().map_err(|e| format!("{e}"))?;
         let deadline = Duration::from_secs(60);
+        let loading = Instant::now();
         let mut advisor =
             che_benches::lab::experiments::cost::steady_advisor(&source, backend, deadline)?;
+        if backend == Backend::Jit {
+            eprintln!(
+                "Cranelift's code arrived {:.2} ms after the program started loading",
+                loading.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         let mut session = advisor
             .session(backend, &mut host)
             .map_err(|e| e.to_string())?;
