@@ -513,3 +513,41 @@ fn set_sqrs_inline_saturates_as_the_intrinsic_does() {
         }
     }
 }
+
+/// `SetSqrs` compiled inline on a literal list that its squares fill to its
+/// declared length charges, writes and returns what the intrinsic does:
+/// one list per length from 1 to 9 (the `Slots` and `Squares` terms of the
+/// cost cross a multiple of their divisor 8 in that range), on Cranelift's
+/// code and on baseline code.
+#[test]
+fn set_sqrs_inline_charges_a_full_list_as_the_intrinsic_does() {
+    let squares = [12, 28, 36, 0, 7, 63, 33, 45, 50];
+    for n in 1..=squares.len() {
+        let elements: Vec<String> = squares[..n].iter().map(|s| s.to_string()).collect();
+        let src = format!(
+            "
+.entry main
+.list c {n} = {}
+.func main params 0 lists 0 locals 0 stack 3 value
+    push 531
+    push 5
+    lref c
+    intr SetSqrs
+    push 0
+    retv
+.end
+",
+            elements.join(" ")
+        );
+        let program = Program::new(asm::assemble(&src).expect("assembles")).expect("verifies");
+        let compiled = [
+            JitProgram::compile(&program).expect("compiles"),
+            JitProgram::compile_baseline(&program).expect("compiles"),
+        ];
+        for jit in &compiled {
+            let mut vm = jit.instance();
+            let mut interp = Interpreter::new(&program);
+            run_both(&mut interp, &mut vm, vec![BoardView::EMPTY], None, &src);
+        }
+    }
+}

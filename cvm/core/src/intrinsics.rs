@@ -625,13 +625,7 @@ pub fn invoke_on_squares(
     // one square, and the end marker after them unless they fill the list.
     let mut cost = u64::from(info.cost.base.max(1));
     if !info.cost.terms.is_empty() {
-        let work = |w: Work| match w {
-            Work::Call => Some(1),
-            Work::Out(k) => Some(slots.min(u64::from(k))),
-            Work::Slots => Some((n + 1).min(slots)),
-            Work::Elements | Work::Union | Work::Squares => Some(n),
-            _ => None,
-        };
+        let work = |w: Work| SquaresWork::of(w).map(|form| form.on(n, slots));
         if info.cost.terms.iter().any(|t| work(t.work).is_none()) {
             return None;
         }
@@ -646,6 +640,59 @@ pub fn invoke_on_squares(
         Ok(v) => Ok((v, left)),
         Err(kind) => Err((kind, left)),
     })
+}
+
+/// What a cost term's [`Work`] comes to on a list of distinct concrete
+/// squares: a function of how many squares there are and how many slots the
+/// list has, which [`invoke_on_squares`] evaluates and a compiler can
+/// evaluate when it compiles (a known number of squares) or emit (a number
+/// known at run time).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SquaresWork {
+    /// A constant: 1 for the call itself.
+    Fixed(u64),
+    /// At most the given number of slots, and never more than the list has
+    /// (a `Get` form's output).
+    OutSlots(u32),
+    /// The number of squares (the elements, their union, their squares).
+    Count,
+    /// The number of squares and the end marker after them, at most the
+    /// list's slots (the slots a scan reads).
+    CountAndEnd,
+}
+
+impl SquaresWork {
+    /// The form `work` takes on a list of distinct concrete squares; `None`
+    /// for work that depends on more than their number (moves, segments,
+    /// square colours, pieces, files) or is reported after the call.
+    pub fn of(work: Work) -> Option<SquaresWork> {
+        match work {
+            Work::Call => Some(SquaresWork::Fixed(1)),
+            Work::Out(k) => Some(SquaresWork::OutSlots(k)),
+            Work::Slots => Some(SquaresWork::CountAndEnd),
+            Work::Elements | Work::Union | Work::Squares => Some(SquaresWork::Count),
+            _ => None,
+        }
+    }
+
+    /// The work on `n` squares in a list of `slots` slots.
+    ///
+    /// ```
+    /// use cvm::intrinsics::{SquaresWork, Work};
+    /// let scan = SquaresWork::of(Work::Slots).unwrap();
+    /// assert_eq!(scan.on(3, 16), 4);
+    /// assert_eq!(scan.on(16, 16), 16);
+    /// assert_eq!(SquaresWork::of(Work::Out(65)).unwrap().on(3, 16), 16);
+    /// assert_eq!(SquaresWork::of(Work::Moves), None);
+    /// ```
+    pub fn on(self, n: u64, slots: u64) -> u64 {
+        match self {
+            SquaresWork::Fixed(k) => k,
+            SquaresWork::OutSlots(k) => slots.min(u64::from(k)),
+            SquaresWork::Count => n,
+            SquaresWork::CountAndEnd => n.saturating_add(1).min(slots),
+        }
+    }
 }
 
 /// The call of `info` (intrinsic `id`) once its cost is paid.

@@ -18,7 +18,7 @@ use crate::context::offsets;
 use crate::deferred::NONE;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
-use cvm::intrinsics::{Work, INTRINSICS};
+use cvm::intrinsics::{SquaresWork, INTRINSICS};
 use cvm_chess::advice_table::{AdviceTable, Written};
 use std::mem::offset_of;
 
@@ -33,33 +33,16 @@ struct Shape {
     /// The cost's base and, per term, its work on `n` squares, its
     /// multiplier and the term itself.
     base: u64,
-    terms: Vec<(SetWork, u64, cvm::intrinsics::Term)>,
-}
-
-/// A cost term's work on a list of `n` distinct squares followed by the
-/// end marker.
-#[derive(Copy, Clone)]
-enum SetWork {
-    /// A constant (`Call`, `Out`).
-    Fixed(u64),
-    /// `n` (elements, their union, their squares).
-    Count,
-    /// `n + 1` (the slots a scan reads, the end marker's included).
-    CountAndEnd,
+    terms: Vec<(SquaresWork, u64, cvm::intrinsics::Term)>,
 }
 
 impl Shape {
-    /// The fuel on `n` squares, computed now.
-    fn cost(&self, n: u64) -> u64 {
+    /// The fuel on `n` squares in a list of `slots` slots, computed now.
+    fn cost(&self, n: u64, slots: u64) -> u64 {
         self.terms
             .iter()
             .fold(self.base, |total, &(work, per, term)| {
-                let w = match work {
-                    SetWork::Fixed(k) => k,
-                    SetWork::Count => n,
-                    SetWork::CountAndEnd => n + 1,
-                };
-                total.saturating_add(term.charge(w, per))
+                total.saturating_add(term.charge(work.on(n, slots), per))
             })
     }
 
@@ -90,14 +73,23 @@ impl Lower<'_, '_> {
         let Some(list) = self.known(base + 2).and_then(|l| u32::try_from(l).ok()) else {
             return false;
         };
+        let Some(slots) = self
+            .env
+            .initial
+            .lists
+            .get(list as usize)
+            .map(|l| u64::from(l.slots))
+        else {
+            return false;
+        };
         if let Some(slot) = self.env.deferred.iter().position(|&d| d == list) {
-            self.set_sqrs_deferred(id, base, offset, &shape, slot);
+            self.set_sqrs_deferred(id, base, offset, &shape, slot, slots);
             return true;
         }
         let Some((set, n)) = self.constant_squares(list) else {
             return false;
         };
-        self.charge_n(shape.cost(u64::from(n)), offset);
+        self.charge_n(shape.cost(u64::from(n), slots), offset);
         if n == 0 || shape.pairs.is_empty() {
             return true;
         }
@@ -132,12 +124,7 @@ impl Lower<'_, '_> {
         }
         let mut terms = Vec::new();
         for &term in info.cost.terms {
-            let work = match term.work {
-                Work::Call => SetWork::Fixed(1),
-                Work::Elements | Work::Union | Work::Squares => SetWork::Count,
-                Work::Slots => SetWork::CountAndEnd,
-                _ => return None,
-            };
+            let work = SquaresWork::of(term.work)?;
             // `SetSqrs` has no colour argument: it reads as 0.
             let per = term.per.exact(0, piece, false);
             if per != term.per.exact(0, piece, true) {
@@ -174,7 +161,15 @@ impl Lower<'_, '_> {
 
     /// `SetSqrs` on deferred list slot `slot`: with a fill waiting, its set
     /// written inline; without one, the shim reads the list from memory.
-    fn set_sqrs_deferred(&mut self, id: u32, base: u32, offset: u32, shape: &Shape, slot: usize) {
+    fn set_sqrs_deferred(
+        &mut self,
+        id: u32,
+        base: u32,
+        offset: u32,
+        shape: &Shape,
+        slot: usize,
+        slots: u64,
+    ) {
         use crate::deferred::offsets::{COUNT, FILL_SIZE, SET};
         let at = slot as i32 * FILL_SIZE;
         let record = self
@@ -201,7 +196,7 @@ impl Lower<'_, '_> {
         self.b.seal_block(inline);
         let set = self.b.ins().load(types::I64, trusted(), record, at + SET);
         let n = self.b.ins().uextend(types::I64, count);
-        let cost = self.cost_value(shape, n);
+        let cost = self.cost_value(shape, n, slots);
         self.charge_value(cost, offset);
         if !shape.pairs.is_empty() {
             let bonus = self.get(base + 1);
@@ -227,14 +222,21 @@ impl Lower<'_, '_> {
         self.open = true;
     }
 
-    /// The shape's cost on `n` squares (an `i64`), as IR.
-    fn cost_value(&mut self, shape: &Shape, n: Value) -> Value {
+    /// The shape's cost on `n` squares (an `i64`) in a list of `slots`
+    /// slots, as IR.
+    fn cost_value(&mut self, shape: &Shape, n: Value, slots: u64) -> Value {
         let mut total = self.b.ins().iconst(types::I64, shape.base as i64);
         for &(work, per, term) in &shape.terms {
             let w = match work {
-                SetWork::Fixed(k) => self.b.ins().iconst(types::I64, k as i64),
-                SetWork::Count => n,
-                SetWork::CountAndEnd => self.b.ins().iadd_imm_s(n, 1),
+                SquaresWork::Fixed(k) => self.b.ins().iconst(types::I64, k as i64),
+                SquaresWork::Count => n,
+                // A waiting fill's squares leave room for its end marker
+                // (the `Get` form that made it checked that they fit), so
+                // the minimum with the list's slots never binds here.
+                SquaresWork::CountAndEnd => self.b.ins().iadd_imm_s(n, 1),
+                fixed @ SquaresWork::OutSlots(_) => {
+                    self.b.ins().iconst(types::I64, fixed.on(0, slots) as i64)
+                }
             };
             // At most 65 squares times 12 pieces times a small unit: no
             // product comes near overflowing.
