@@ -854,8 +854,8 @@ impl Searcher<'_, '_> {
         let mut quiet_count = 0;
 
         while let Some((mv, order)) = picker.next_move() {
-            let child = pos.after(mv);
-            let gives_check = child.is_check();
+            // Asked before the move is played: a move pruned below is never played.
+            let gives_check = pos.gives_check(mv);
             let quiet = !is_tactical(pos, mv);
 
             if !pv_node && !in_check && searched > 0 && best > -MATE_BOUND && !gives_check {
@@ -877,6 +877,7 @@ impl Searcher<'_, '_> {
                 }
             }
 
+            let child = pos.after(mv);
             let extension = node_extension.max(i32::from(gives_check && may_extend));
             let new_depth = depth - 1 + extension;
             let b = self.bonuses.at(us, mv, ply);
