@@ -126,6 +126,23 @@ fn function(p: &Program, name: &str) -> u32 {
         .unwrap_or_else(|| panic!("no function {name}")) as u32
 }
 
+/// Checks that the VMs `instance` makes run `func` as the interpreter does (two calls each: the
+/// result, the fuel used, memory and output) at every fuel of `fuels`; `what` names the case in a
+/// failure.
+fn agrees_at_every_fuel<V: Vm>(
+    p: &Program,
+    func: u32,
+    fuels: impl IntoIterator<Item = u64>,
+    mut instance: impl FnMut() -> V,
+    what: &str,
+) {
+    for fuel in fuels {
+        let want = seen(&mut Interpreter::new(p), func, fuel);
+        let got = seen(&mut instance(), func, fuel);
+        assert_eq!(got, want, "{what}function {func}, fuel {fuel}");
+    }
+}
+
 /// What the hook uses with plenty of fuel, on the interpreter.
 fn full_cost(p: &Program, func: u32) -> u64 {
     let mut vm = Interpreter::new(p);
@@ -147,11 +164,8 @@ fn hot_code_of_an_embedder_entry_proves_its_fuel_and_agrees_at_every_fuel() {
     let cost = full_cost(&p, hook);
     assert!(cost > 20, "the hook charges {cost}");
     for func in [hook, main] {
-        for fuel in (0..=cost + 3).chain([u64::from(u32::MAX)]) {
-            let want = seen(&mut Interpreter::new(&p), func, fuel);
-            let got = seen(&mut jit.instance(), func, fuel);
-            assert_eq!(got, want, "function {func}, fuel {fuel}");
-        }
+        let fuels = (0..=cost + 3).chain([u64::from(u32::MAX)]);
+        agrees_at_every_fuel(&p, func, fuels, || jit.instance(), "");
     }
 }
 
@@ -162,11 +176,7 @@ fn the_tiered_backend_agrees_at_every_fuel() {
     let cost = full_cost(&p, hook);
     // Native code from the first call on.
     let tiered = TieredProgram::new(p.clone(), TierConfig::switch_at(0));
-    for fuel in 0..=cost + 3 {
-        let want = seen(&mut Interpreter::new(&p), hook, fuel);
-        let got = seen(&mut tiered.instance(), hook, fuel);
-        assert_eq!(got, want, "fuel {fuel}");
-    }
+    agrees_at_every_fuel(&p, hook, 0..=cost + 3, || tiered.instance(), "tiered: ");
 }
 
 #[test]
@@ -237,11 +247,7 @@ fn a_hook_with_a_charge_known_only_at_run_time_keeps_its_checks() {
         let jit = JitProgram::compile_closure(&p, &[hook]).expect("compiles");
         assert_eq!(jit.stats().fuel_proved_functions, 0, "{:?}", jit.stats());
         let cost = full_cost(&p, hook);
-        for fuel in 0..=cost + 2 {
-            let want = seen(&mut Interpreter::new(&p), hook, fuel);
-            let got = seen(&mut jit.instance(), hook, fuel);
-            assert_eq!(got, want, "fuel {fuel}\n{src}");
-        }
+        agrees_at_every_fuel(&p, hook, 0..=cost + 2, || jit.instance(), src);
     }
 }
 
@@ -286,10 +292,6 @@ L_top:
     assert_eq!(jit.stats().fuel_proved_functions, 0, "{:?}", jit.stats());
     let cost = full_cost(&p, main);
     for func in [main, g] {
-        for fuel in 0..=cost + 2 {
-            let want = seen(&mut Interpreter::new(&p), func, fuel);
-            let got = seen(&mut jit.instance(), func, fuel);
-            assert_eq!(got, want, "function {func}, fuel {fuel}");
-        }
+        agrees_at_every_fuel(&p, func, 0..=cost + 2, || jit.instance(), "");
     }
 }
