@@ -259,8 +259,7 @@ impl Board {
     /// Whether the (legal) move gives check; false for a move that is not
     /// legal here.
     pub fn gives_check(&self, m: &MoveVal) -> bool {
-        self.legal(m)
-            .is_some_and(|l| self.position.after(l).is_check())
+        self.legal(m).is_some_and(|l| self.position.gives_check(l))
     }
 
     /// INSQ: whether `king` is in the square of `pawn`, by the original's
