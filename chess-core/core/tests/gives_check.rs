@@ -1,14 +1,15 @@
 //! `Position::gives_check` against playing the move: for every legal move three plies deep from
-//! the 127 positions of `perft.epd` and the tricky positions of `tricky.perft`, the answer is
+//! the 127 positions of `perft.epd` and the standard-chess positions of `tricky.perft`, the answer is
 //! `after(mv).is_check()`; castling, en passant, promotions, discovered and double checks occur.
 
-use chess_core::Position;
+mod common;
 
-const SUITE: &str = include_str!("data/perft.epd");
-const TRICKY: &str = include_str!("data/tricky.perft");
+use chess_core::Position;
+use common::{suite_cases, tricky_cases};
 
 /// What the walk met: moves checked, checks among them, and checks of each special kind
-/// (castling, en passant, promotion, discovered: the moved piece does not attack the king).
+/// (castling, en passant, promotion, discovered: the moved piece does not attack the king;
+/// double: two pieces give check).
 #[derive(Default)]
 struct Seen {
     moves: u64,
@@ -17,6 +18,7 @@ struct Seen {
     en_passant: u64,
     promotion: u64,
     discovered: u64,
+    double: u64,
 }
 
 fn walk(pos: &Position, depth: u32, seen: &mut Seen) {
@@ -30,10 +32,9 @@ fn walk(pos: &Position, depth: u32, seen: &mut Seen) {
             seen.castle += u64::from(mv.is_castle());
             seen.en_passant += u64::from(mv.is_en_passant());
             seen.promotion += u64::from(mv.promotion_kind().is_some());
-            let king = child.king_square(child.side_to_move());
-            if !(child.attackers_to(king, child.occupied()).contains(mv.to())) {
-                seen.discovered += 1;
-            }
+            let checkers = child.checkers();
+            seen.discovered += u64::from(!mv.is_castle() && !checkers.contains(mv.to()));
+            seen.double += u64::from(checkers.count() >= 2);
         }
         if depth > 0 {
             walk(&child, depth - 1, seen);
@@ -42,23 +43,8 @@ fn walk(pos: &Position, depth: u32, seen: &mut Seen) {
 }
 
 fn fens() -> Vec<String> {
-    let suite = SUITE
-        .lines()
-        .filter_map(|l| l.split(';').next())
-        .map(str::trim)
-        .filter(|f| !f.is_empty());
-    // Standard chess only: the Chess960 cases of `tricky.perft` (as `perft.rs` names them).
-    let mut tricky = Vec::new();
-    let mut chess960 = false;
-    for line in TRICKY.lines() {
-        if let Some(id) = line.strip_prefix("id ") {
-            chess960 = id.starts_with("xfen") || id == "asymmetrical-and-king-on-h";
-        } else if let Some(epd) = line.strip_prefix("epd ") {
-            if !chess960 {
-                tricky.push(epd.trim());
-            }
-        }
-    }
+    let suite = suite_cases().into_iter().map(|(fen, _)| fen);
+    let tricky = tricky_cases().into_iter().map(|(_, fen, _)| fen);
     // Checks by castling, by en passant (direct, and discovered along the rank both pawns
     // leave) and by promotion, one move away.
     let made = [
@@ -67,7 +53,7 @@ fn fens() -> Vec<String> {
         "8/8/8/R2pP2k/8/8/8/4K3 w - d6 0 1",
         "k7/2P5/8/8/8/8/8/4K3 w - - 0 1",
     ];
-    suite.chain(tricky).chain(made).map(str::to_owned).collect()
+    suite.chain(tricky).chain(made.map(str::to_owned)).collect()
 }
 
 #[test]
@@ -84,6 +70,7 @@ fn gives_check_is_the_check_after_the_move() {
         ("en passant", seen.en_passant),
         ("promotion", seen.promotion),
         ("discovered", seen.discovered),
+        ("double", seen.double),
     ] {
         assert!(n > 0, "no {what} check met");
     }
